@@ -1,0 +1,44 @@
+# Third-party dependencies of the engine. Everything here comes from Debian packages
+# (installer/install-deps.sh), or from upstream LibTorch via -DCMAKE_PREFIX_PATH on GPU machines.
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+# LibTorch: Debian's 1.13 (CPU) or upstream 2.x (CUDA). torch/compat.h hides the differences.
+find_package(Torch REQUIRED)
+add_library(ywb_torch INTERFACE)
+target_include_directories(ywb_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+target_link_libraries(ywb_torch INTERFACE ${TORCH_LIBRARIES})
+separate_arguments(_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+target_compile_options(ywb_torch INTERFACE ${_torch_flags})
+message(STATUS "LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}")
+
+# OpenCV: only the modules we use (the libopencv-dev meta package pulls in far more).
+find_package(OpenCV QUIET COMPONENTS core imgproc imgcodecs dnn)
+add_library(ywb_opencv INTERFACE)
+if(OpenCV_FOUND)
+  target_include_directories(ywb_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
+  target_link_libraries(ywb_opencv INTERFACE ${OpenCV_LIBS})
+else()
+  find_path(YW_OPENCV_INCLUDE opencv2/core.hpp PATH_SUFFIXES opencv4 REQUIRED)
+  set(_cv_libs)
+  foreach(_m core imgproc)
+    find_library(YW_OPENCV_${_m} opencv_${_m} REQUIRED)
+    list(APPEND _cv_libs ${YW_OPENCV_${_m}})
+  endforeach()
+  # imgcodecs (other image formats) and dnn (ONNX cross-check) are optional: GPU servers may lack them.
+  foreach(_m imgcodecs dnn)
+    find_library(YW_OPENCV_${_m} opencv_${_m})
+    if(YW_OPENCV_${_m})
+      list(APPEND _cv_libs ${YW_OPENCV_${_m}})
+      string(TOUPPER ${_m} _M)
+      target_compile_definitions(ywb_opencv INTERFACE YW_HAVE_OPENCV_${_M}=1)
+    endif()
+  endforeach()
+  target_include_directories(ywb_opencv SYSTEM INTERFACE ${YW_OPENCV_INCLUDE})
+  target_link_libraries(ywb_opencv INTERFACE ${_cv_libs})
+endif()
+
+pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)
+find_package(PNG REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)

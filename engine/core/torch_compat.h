@@ -1,0 +1,40 @@
+// The one place where differences between Debian's LibTorch 1.13 and upstream LibTorch 2.x live.
+// Include this instead of sprinkling version checks through the engine.
+#pragma once
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+#define YWB_TORCH_VERSION_NUMBER (TORCH_VERSION_MAJOR * 10000 + TORCH_VERSION_MINOR * 100 + TORCH_VERSION_PATCH)
+#define YWB_STR2(x) #x
+#define YWB_STR(x) YWB_STR2(x)
+#define YWB_TORCH_VERSION_STRING \
+  YWB_STR(TORCH_VERSION_MAJOR) "." YWB_STR(TORCH_VERSION_MINOR) "." YWB_STR(TORCH_VERSION_PATCH)
+
+namespace ywb::compat {
+
+/// Enables or disables autocast for a device type ("cpu" or "cuda") with the given low-precision dtype.
+inline void setAutocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype) {
+#if YWB_TORCH_VERSION_NUMBER >= 20400
+  at::autocast::set_autocast_enabled(device, enabled);
+  at::autocast::set_autocast_dtype(device, dtype);
+#else
+  if (device == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(enabled);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+}
+
+/// Whether autocast is on for the device type.
+inline bool autocastEnabled(c10::DeviceType device) {
+#if YWB_TORCH_VERSION_NUMBER >= 20400
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+
+}  // namespace ywb::compat

@@ -1,0 +1,91 @@
+#include "sys/host_info.h"
+
+#include <dlfcn.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ywb {
+
+std::string cpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        auto s = line.substr(colon + 1);
+        s.erase(0, s.find_first_not_of(" \t"));
+        return s;
+      }
+    }
+  }
+  return "unknown";
+}
+
+int logicalCpuCount() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? int(n) : 1;
+}
+
+void memoryInfo(int64_t* total, int64_t* available) {
+  *total = -1;
+  *available = -1;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb) {
+    std::getline(in, unit);
+    if (key == "MemTotal:") *total = kb * 1024;
+    if (key == "MemAvailable:") *available = kb * 1024;
+  }
+}
+
+int64_t processRss() {
+  std::ifstream in("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * int64_t(sysconf(_SC_PAGESIZE));
+}
+
+int64_t diskFree(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(path.empty() ? "." : path, ec);
+  while (!p.empty() && !fs::exists(p, ec)) {
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  struct statvfs st {};
+  if (statvfs(p.c_str(), &st) != 0) return -1;
+  return int64_t(st.f_bavail) * int64_t(st.f_frsize);
+}
+
+bool cpuTimes(uint64_t* busy, uint64_t* total) {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  uint64_t user = 0, nice = 0, sys = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> cpu >> user >> nice >> sys >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") {
+    return false;
+  }
+  *busy = user + nice + sys + irq + softirq + steal;
+  *total = *busy + idle + iowait;
+  return true;
+}
+
+std::string qtRuntimeVersion() {
+  // qVersion() is declared extern "C" by Qt, so it can be found without linking Qt into the engine.
+  void* h = dlopen("libQt6Core.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) h = dlopen("libQt6Core.so.6", RTLD_LAZY | RTLD_LOCAL);
+  if (!h) return {};
+  std::string v;
+  if (auto fn = reinterpret_cast<const char* (*)()>(dlsym(h, "qVersion"))) v = fn();
+  dlclose(h);
+  return v;
+}
+
+}  // namespace ywb

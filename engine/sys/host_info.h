@@ -1,0 +1,21 @@
+// Host facts from /proc and statvfs. Thread rules: free functions, reentrant.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ywb {
+
+std::string cpuModelName();
+int logicalCpuCount();
+/// MemTotal and MemAvailable from /proc/meminfo, in bytes (-1 when unreadable).
+void memoryInfo(int64_t* total, int64_t* available);
+/// Resident set size of this process in bytes.
+int64_t processRss();
+/// Free bytes on the filesystem holding `path` (or its nearest existing parent); -1 when unknown.
+int64_t diskFree(const std::string& path);
+/// Cumulative (busy, total) CPU jiffies from /proc/stat.
+bool cpuTimes(uint64_t* busy, uint64_t* total);
+/// Qt runtime version found on this machine (dlopen of libQt6Core), empty when none.
+std::string qtRuntimeVersion();
+
+}  // namespace ywb

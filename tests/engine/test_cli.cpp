@@ -1,0 +1,89 @@
+// Smoke tests of the `ywb` command line as a user runs it (real process, real files).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  QByteArray out, err;
+};
+
+Result ywbRun(const QStringList& args, int timeout_ms = 120000) {
+  QProcess p;
+  p.start(YW_CLI_PATH, args);
+  p.waitForFinished(timeout_ms);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void helpListsVerbs() {
+    const Result r = ywbRun({"--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("doctor"));
+    QVERIFY(r.out.contains("dataset synth"));
+    const Result v = ywbRun({"doctor", "--help"});
+    QCOMPARE(v.code, 0);
+    QVERIFY(v.out.contains("--json"));
+  }
+
+  void doctorJsonIsTruthful() {
+    const Result r = ywbRun({"doctor", "--json", "nvml=/nonexistent/libnvidia-ml.so.1"});
+    QCOMPARE(r.code, 0);  // nothing on a CPU machine stops training
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QVERIFY2(!j.isEmpty(), r.out.constData());
+    QVERIFY(!j["torch"].toObject()["version"].toString().isEmpty());
+    QCOMPARE(j["host"].toObject()["cpu_logical"].toInt(), QThread::idealThreadCount());
+    QCOMPARE(j["nvml"].toObject()["available"].toBool(), false);
+  }
+
+  void doctorSeesFakeGpus() {
+    const Result r = ywbRun({"doctor", "--json", QString("nvml=") + YW_FAKE_NVML});
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["gpus"].toArray().size(), 2);
+    QCOMPARE(j["gpus"].toArray()[0].toObject()["compute_capability"].toString(), QString("9.0"));
+    const Result t = ywbRun({"doctor", QString("nvml=") + YW_FAKE_NVML});
+    QVERIFY(t.out.contains("Fake H100 80GB HBM3"));
+  }
+
+  void doctorFailsWhenDiskIsFull() {
+    // /proc is a filesystem with no free blocks: the doctor must call that a problem and exit 1.
+    const Result r = ywbRun({"doctor", "project=/proc/ywb-runs", "--json"});
+    QCOMPARE(r.code, 1);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["ok"].toBool(), false);
+    QVERIFY(j["problems"].toArray()[0].toString().contains("free under"));
+  }
+
+  void synthWritesDataset() {
+    QTemporaryDir dir;
+    const Result r = ywbRun({"dataset", "synth", "out=" + dir.path(), "train=5", "val=2", "imgsz=96", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["splits"].toObject()["train"].toObject()["images"].toInt(), 5);
+    QVERIFY(QFile::exists(dir.path() + "/data.yaml"));
+  }
+
+  void badArgumentsAreClearErrors() {
+    Result r = ywbRun({"dataset", "synth", "imgsz=big"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("invalid value 'big' for imgsz="), r.err.constData());
+    r = ywbRun({"dataset", "synth", "ot=x"});
+    QVERIFY(r.err.contains("did you mean 'out='"));
+    r = ywbRun({"frobnicate"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("unknown verb 'frobnicate'"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -33,7 +33,8 @@ int64_t Args::integer(const std::string& key, int64_t fallback) const {
   if (it == values.end()) return fallback;
   char* end = nullptr;
   const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end != '\0') fail("invalid value '", it->second, "' for ", key, "=: expected an integer");
+  if (it->second.empty() || *end != '\0')
+    fail("invalid value '", it->second, "' for ", key, "=: expected an integer");
   return v;
 }
 
@@ -42,7 +43,8 @@ double Args::number(const std::string& key, double fallback) const {
   if (it == values.end()) return fallback;
   char* end = nullptr;
   const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0') fail("invalid value '", it->second, "' for ", key, "=: expected a number");
+  if (it->second.empty() || *end != '\0')
+    fail("invalid value '", it->second, "' for ", key, "=: expected a number");
   return v;
 }
 

@@ -8,7 +8,7 @@
 namespace ywb::cli {
 
 struct Args {
-  std::vector<std::string> words;            ///< the verb words ("dataset", "synth")
+  std::vector<std::string> words;             ///< the verb words ("dataset", "synth")
   std::map<std::string, std::string> values;  ///< key=value pairs, in any order
   bool json = false;
   bool help = false;

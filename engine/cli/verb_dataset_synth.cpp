@@ -40,13 +40,14 @@ int runSynth(const Args& a) {
   return 0;
 }
 
-const RegisterVerb reg{{"dataset synth", "generate the embedded shapes dataset (Ultralytics layout)",
-                        "out=DIR [train=256] [val=64] [imgsz=320] [seed=0] [max_objects=8] [workers=0] [--json]\n\n"
-                        "Generates a learnable detection dataset of six classes of coloured shapes (ellipse,\n"
-                        "rectangle, triangle, star, cross, ring) with varied size, aspect, rotation and overlap on\n"
-                        "textured backgrounds: DIR/data.yaml, DIR/images/{train,val}, DIR/labels/{train,val}.\n"
-                        "The same seed gives the same files.",
-                        runSynth}};
+const RegisterVerb reg{
+    {"dataset synth", "generate the embedded shapes dataset (Ultralytics layout)",
+     "out=DIR [train=256] [val=64] [imgsz=320] [seed=0] [max_objects=8] [workers=0] [--json]\n\n"
+     "Generates a learnable detection dataset of six classes of coloured shapes (ellipse,\n"
+     "rectangle, triangle, star, cross, ring) with varied size, aspect, rotation and overlap on\n"
+     "textured backgrounds: DIR/data.yaml, DIR/images/{train,val}, DIR/labels/{train,val}.\n"
+     "The same seed gives the same files.",
+     runSynth}};
 
 }  // namespace
 }  // namespace ywb::cli

@@ -20,7 +20,9 @@ RegisterVerb::RegisterVerb(Verb verb) {
   std::sort(r.begin(), r.end(), [](const Verb& a, const Verb& b) { return a.name < b.name; });
 }
 
-const std::vector<Verb>& allVerbs() { return registry(); }
+const std::vector<Verb>& allVerbs() {
+  return registry();
+}
 
 const Verb* findVerb(const std::vector<std::string>& words, size_t* used) {
   for (size_t n = std::min<size_t>(words.size(), 2); n >= 1; --n) {

@@ -10,9 +10,9 @@
 namespace ywb::cli {
 
 struct Verb {
-  std::string name;     ///< one or two words, e.g. "doctor", "dataset synth"
-  std::string summary;  ///< one line for `ywb --help`
-  std::string help;     ///< full help text for `ywb <verb> --help`
+  std::string name;                     ///< one or two words, e.g. "doctor", "dataset synth"
+  std::string summary;                  ///< one line for `ywb --help`
+  std::string help;                     ///< full help text for `ywb <verb> --help`
   std::function<int(const Args&)> run;  ///< returns the process exit code
 };
 

@@ -12,7 +12,9 @@ uint64_t splitmix(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 }  // namespace
 
@@ -43,7 +45,9 @@ uint64_t Rng::next() {
   return result;
 }
 
-double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return double(next() >> 11) * 0x1.0p-53;
+}
 
 int64_t Rng::uniformInt(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;

@@ -24,8 +24,8 @@ std::string labelText(const SynthImage& img) {
   char line[96];
   const double w = img.bgr.cols, h = img.bgr.rows;
   for (const auto& b : img.boxes) {
-    std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f\n", b.cls, (b.x1 + b.x2) / 2 / w, (b.y1 + b.y2) / 2 / h,
-                  (b.x2 - b.x1) / w, (b.y2 - b.y1) / h);
+    std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f\n", b.cls, (b.x1 + b.x2) / 2 / w,
+                  (b.y1 + b.y2) / 2 / h, (b.x2 - b.x1) / w, (b.y2 - b.y1) / h);
     text += line;
   }
   return text;
@@ -53,7 +53,8 @@ SynthSplitReport writeSplit(const SynthOptions& opt, const std::string& split, i
   auto work = [&] {
     for (int i = next++; i < count; i = next++) {
       try {
-        const SynthImage img = renderSynthImage(mixSeed(opt.seed, split_id, uint64_t(i)), opt.imgsz, opt.max_objects);
+        const SynthImage img =
+            renderSynthImage(mixSeed(opt.seed, split_id, uint64_t(i)), opt.imgsz, opt.max_objects);
         char stem[64];
         std::snprintf(stem, sizeof stem, "%s_%05d", split.c_str(), i);
         writeFileAtomic((img_dir / (std::string(stem) + ".jpg")).string(), encodeJpeg(img.bgr, 90));

@@ -11,7 +11,8 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 cv::Scalar hsvColor(Rng& rng, double s_lo, double s_hi, double v_lo, double v_hi) {
-  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(rng.uniform(0, 180), rng.uniform(s_lo, s_hi), rng.uniform(v_lo, v_hi)));
+  cv::Mat hsv(1, 1, CV_8UC3,
+              cv::Scalar(rng.uniform(0, 180), rng.uniform(s_lo, s_hi), rng.uniform(v_lo, v_hi)));
   cv::Mat bgr;
   cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
   const auto p = bgr.at<cv::Vec3b>(0, 0);
@@ -85,15 +86,25 @@ std::vector<cv::Point> drawShape(cv::Mat& img, int cls, cv::Point2d c, double rx
       cv::fillPoly(img, std::vector<std::vector<cv::Point>>{outline}, color, cv::LINE_AA);
       if (cls == 5) {
         std::vector<cv::Point> hole;
-        cv::ellipse2Poly(cv::Point(cvRound(c.x), cvRound(c.y)), cv::Size(cvRound(rx * 0.55), cvRound(ry * 0.55)),
-                         int(rot * 180 / kPi), 0, 360, 5, hole);
-        cv::fillPoly(img, std::vector<std::vector<cv::Point>>{hole}, hsvColor(rng, 0, 60, 40, 220), cv::LINE_AA);
+        cv::ellipse2Poly(cv::Point(cvRound(c.x), cvRound(c.y)),
+                         cv::Size(cvRound(rx * 0.55), cvRound(ry * 0.55)), int(rot * 180 / kPi), 0, 360, 5,
+                         hole);
+        cv::fillPoly(img, std::vector<std::vector<cv::Point>>{hole}, hsvColor(rng, 0, 60, 40, 220),
+                     cv::LINE_AA);
       }
       return outline;
-    case 1: outline = regularPolygon(c, rx * std::sqrt(2.0), ry * std::sqrt(2.0), rot + kPi / 4, 4, 0); break;
-    case 2: outline = regularPolygon(c, rx, ry, rot, 3, 0); break;
-    case 3: outline = regularPolygon(c, rx, ry, rot, 5, 0.45); break;
-    default: outline = crossPolygon(c, rx, ry, rot); break;
+    case 1:
+      outline = regularPolygon(c, rx * std::sqrt(2.0), ry * std::sqrt(2.0), rot + kPi / 4, 4, 0);
+      break;
+    case 2:
+      outline = regularPolygon(c, rx, ry, rot, 3, 0);
+      break;
+    case 3:
+      outline = regularPolygon(c, rx, ry, rot, 5, 0.45);
+      break;
+    default:
+      outline = crossPolygon(c, rx, ry, rot);
+      break;
   }
   cv::fillPoly(img, std::vector<std::vector<cv::Point>>{outline}, color, cv::LINE_AA);
   return outline;

@@ -27,8 +27,10 @@ void checkTorchComputes(DoctorReport& r) {
   try {
     auto a = at::arange(16, at::kFloat).reshape({4, 4});
     const float s = a.matmul(a).sum().item<float>();
-    // sum over i,j of (A A)_ij where A_ij = 4i + j: column sums 24+4k times row sums 16k+6, summed over k=0..3: 3920
-    if (s != 3920.0f) r.problems.push_back("LibTorch computed a wrong CPU matrix product (" + std::to_string(s) + ")");
+    // sum over i,j of (A A)_ij where A_ij = 4i + j: column sums 24+4k times row sums 16k+6, summed over
+    // k=0..3: 3920
+    if (s != 3920.0f)
+      r.problems.push_back("LibTorch computed a wrong CPU matrix product (" + std::to_string(s) + ")");
   } catch (...) {
     r.problems.push_back("LibTorch cannot run a CPU matrix product: " + describeCurrentException());
   }
@@ -41,35 +43,42 @@ void addGpuFindings(DoctorReport& r, const DoctorOptions& opt) {
     const std::string cc = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
     const std::string sm = "sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor);
     if (g.kernel_support == "none") {
-      r.problems.push_back("GPU " + std::to_string(g.index) + " (" + g.name + ", compute capability " + cc +
-                           ") has no kernels in this LibTorch (built for " + std::to_string(r.torch_arches.size()) +
-                           " architectures, not " + sm + "): training would fail or hang at the first kernel. "
-                           "Fix: install a LibTorch built with CUDA >= 11.8 for sm_90 / >= 12.8 for sm_100 and "
-                           "point CMAKE_PREFIX_PATH at it.");
+      r.problems.push_back(
+          "GPU " + std::to_string(g.index) + " (" + g.name + ", compute capability " + cc +
+          ") has no kernels in this LibTorch (built for " + std::to_string(r.torch_arches.size()) +
+          " architectures, not " + sm +
+          "): training would fail or hang at the first kernel. "
+          "Fix: install a LibTorch built with CUDA >= 11.8 for sm_90 / >= 12.8 for sm_100 and "
+          "point CMAKE_PREFIX_PATH at it.");
     } else if (g.kernel_support == "ptx-jit") {
-      r.warnings.push_back("GPU " + std::to_string(g.index) + " (" + g.name + ", " + sm +
-                           ") runs this LibTorch only through PTX JIT: the first start can take tens of minutes. "
-                           "Fix: use a LibTorch built for " + sm + ".");
+      r.warnings.push_back(
+          "GPU " + std::to_string(g.index) + " (" + g.name + ", " + sm +
+          ") runs this LibTorch only through PTX JIT: the first start can take tens of minutes. "
+          "Fix: use a LibTorch built for " +
+          sm + ".");
     }
   }
   if (r.torch_cuda && !r.driver_cuda_version.empty() && !r.torch_cuda_runtime.empty()) {
     auto ver = [](const std::string& v) { return std::atof(v.c_str()); };
     if (ver(r.driver_cuda_version) + 1e-9 < ver(r.torch_cuda_runtime) &&
         std::atoi(r.driver_cuda_version.c_str()) != std::atoi(r.torch_cuda_runtime.c_str())) {
-      r.problems.push_back("the NVIDIA driver supports CUDA " + r.driver_cuda_version + " but LibTorch needs CUDA " +
-                           r.torch_cuda_runtime + ". Fix: update the driver (" + r.driver_version + ").");
+      r.problems.push_back("the NVIDIA driver supports CUDA " + r.driver_cuda_version +
+                           " but LibTorch needs CUDA " + r.torch_cuda_runtime + ". Fix: update the driver (" +
+                           r.driver_version + ").");
     }
   }
   if (r.torch_cuda && opt.probe_cuda) {
     for (int i = 0; i < r.torch_cuda_devices; ++i) {
       const std::string err = probeCudaDevice(i, opt.probe_timeout_s);
-      if (!err.empty()) r.problems.push_back("CUDA device " + std::to_string(i) + " failed a test kernel: " + err);
+      if (!err.empty())
+        r.problems.push_back("CUDA device " + std::to_string(i) + " failed a test kernel: " + err);
     }
   }
   if (!r.gpus.empty() && !r.torch_cuda) {
-    r.warnings.push_back(std::to_string(r.gpus.size()) +
-                         " NVIDIA GPU(s) present but this LibTorch has no CUDA: training runs on the CPU. Fix: "
-                         "build against an upstream CUDA LibTorch (-DCMAKE_PREFIX_PATH=.../libtorch).");
+    r.warnings.push_back(
+        std::to_string(r.gpus.size()) +
+        " NVIDIA GPU(s) present but this LibTorch has no CUDA: training runs on the CPU. Fix: "
+        "build against an upstream CUDA LibTorch (-DCMAKE_PREFIX_PATH=.../libtorch).");
   }
 }
 
@@ -120,8 +129,9 @@ DoctorReport runDoctor(const DoctorOptions& opt) {
   checkTorchComputes(r);  // also maps the BLAS library into the process
   r.blas = loadedBlas();
   if (r.blas == "reference") {
-    r.warnings.push_back("LibTorch uses the reference BLAS: 1x1 convolutions run 4-8x slower. Fix: "
-                         "sudo apt-get install libopenblas0-pthread");
+    r.warnings.push_back(
+        "LibTorch uses the reference BLAS: 1x1 convolutions run 4-8x slower. Fix: "
+        "sudo apt-get install libopenblas0-pthread");
   }
   r.cpu_model = cpuModelName();
   r.cpu_logical = logicalCpuCount();
@@ -130,8 +140,9 @@ DoctorReport runDoctor(const DoctorOptions& opt) {
   r.runs_dir = opt.runs_dir;
   r.disk_free = diskFree(opt.runs_dir);
   if (r.disk_free >= 0 && r.disk_free < opt.min_disk_free) {
-    r.problems.push_back("only " + std::to_string(r.disk_free >> 20) + " MiB free under '" + opt.runs_dir +
-                         "': checkpoints need space. Fix: free disk space or choose another project= folder.");
+    r.problems.push_back(
+        "only " + std::to_string(r.disk_free >> 20) + " MiB free under '" + opt.runs_dir +
+        "': checkpoints need space. Fix: free disk space or choose another project= folder.");
   }
   if (r.ram_available >= 0 && r.ram_available < (int64_t(1) << 30)) {
     r.warnings.push_back("less than 1 GiB of RAM available: lower batch= and workers=");
@@ -162,12 +173,14 @@ DoctorReport runDoctor(const DoctorOptions& opt) {
     }
   } else {
     r.nvml_available = false;
-    r.nvml_status = "NVML not available: " + why + ". No NVIDIA driver: GPU telemetry is off and training uses the CPU.";
+    r.nvml_status =
+        "NVML not available: " + why + ". No NVIDIA driver: GPU telemetry is off and training uses the CPU.";
   }
   r.torch_cuda_devices = r.torch_cuda ? torchCudaDeviceCount() : 0;
   if (r.torch_cuda && r.torch_cuda_devices == 0) {
-    r.warnings.push_back("this LibTorch has CUDA but sees no CUDA device" +
-                         std::string(r.nvml_available ? " (check CUDA_VISIBLE_DEVICES)" : " (no NVIDIA driver)"));
+    r.warnings.push_back(
+        "this LibTorch has CUDA but sees no CUDA device" +
+        std::string(r.nvml_available ? " (check CUDA_VISIBLE_DEVICES)" : " (no NVIDIA driver)"));
   }
   addGpuFindings(r, opt);
   return r;

@@ -24,12 +24,18 @@ std::string yesNo(bool b, const std::string& detail = {}) {
 std::string doctorReportJson(const DoctorReport& r) {
   nlohmann::ordered_json j;
   j["ywb_version"] = r.ywb_version;
-  j["torch"] = {{"version", r.torch_version},      {"cuda", r.torch_cuda},
-                {"cuda_runtime", r.torch_cuda_runtime}, {"cudnn", r.cudnn},
-                {"cudnn_version", r.cudnn_version}, {"nccl", r.nccl},
-                {"mkldnn", r.mkldnn},               {"openmp", r.openmp},
-                {"blas", r.blas},                   {"arches", r.torch_arches},
-                {"threads", r.torch_threads},       {"threads_default", r.torch_threads_default},
+  j["torch"] = {{"version", r.torch_version},
+                {"cuda", r.torch_cuda},
+                {"cuda_runtime", r.torch_cuda_runtime},
+                {"cudnn", r.cudnn},
+                {"cudnn_version", r.cudnn_version},
+                {"nccl", r.nccl},
+                {"mkldnn", r.mkldnn},
+                {"openmp", r.openmp},
+                {"blas", r.blas},
+                {"arches", r.torch_arches},
+                {"threads", r.torch_threads},
+                {"threads_default", r.torch_threads_default},
                 {"cuda_devices", r.torch_cuda_devices}};
   j["opencv_version"] = r.opencv_version;
   j["qt_version"] = r.qt_version;
@@ -73,7 +79,8 @@ std::string doctorReportText(const DoctorReport& r) {
   os << "  MKL-DNN     " << yesNo(r.mkldnn) << "\n";
   os << "  OpenMP      " << yesNo(r.openmp) << "\n";
   os << "  BLAS        " << r.blas << "\n";
-  os << "  threads     " << r.torch_threads << " intra-op (LibTorch chose " << r.torch_threads_default << ")\n";
+  os << "  threads     " << r.torch_threads << " intra-op (LibTorch chose " << r.torch_threads_default
+     << ")\n";
   if (!r.torch_arches.empty()) {
     os << "  arches     ";
     for (const auto& a : r.torch_arches) os << " " << a;
@@ -82,15 +89,16 @@ std::string doctorReportText(const DoctorReport& r) {
   os << "OpenCV        " << r.opencv_version << "\n";
   os << "libjpeg-turbo " << r.turbojpeg_version << "\n";
   os << "Qt            " << (r.qt_version.empty() ? "not found" : r.qt_version) << "\n\n";
-  os << "NVIDIA driver " << (r.nvml_available ? r.driver_version + " (CUDA " + r.driver_cuda_version + ")" : "none")
-     << "\n";
+  os << "NVIDIA driver "
+     << (r.nvml_available ? r.driver_version + " (CUDA " + r.driver_cuda_version + ")" : "none") << "\n";
   os << "NVML          " << r.nvml_status << "\n";
   if (r.gpus.empty()) os << "GPUs          none\n";
   for (const auto& g : r.gpus) {
     char line[256];
-    std::snprintf(line, sizeof line, "GPU %d         %s, sm_%d%d, %s total, %s free, %d%% busy, %d C, %.0f/%.0f W\n",
-                  g.index, g.name.c_str(), g.cc_major, g.cc_minor, gib(g.mem_total).c_str(),
-                  gib(g.mem_free).c_str(), g.util_gpu, g.temperature_c, g.power_w, g.power_limit_w);
+    std::snprintf(line, sizeof line,
+                  "GPU %d         %s, sm_%d%d, %s total, %s free, %d%% busy, %d C, %.0f/%.0f W\n", g.index,
+                  g.name.c_str(), g.cc_major, g.cc_minor, gib(g.mem_total).c_str(), gib(g.mem_free).c_str(),
+                  g.util_gpu, g.temperature_c, g.power_w, g.power_limit_w);
     os << line << "  kernels     " << g.kernel_support << "\n";
   }
   os << "\nCPU           " << r.cpu_model << " (" << r.cpu_logical << " logical, " << r.cpu_available
@@ -100,7 +108,8 @@ std::string doctorReportText(const DoctorReport& r) {
   for (const auto& w : r.warnings) os << "\nWARNING: " << w;
   for (const auto& p : r.problems) os << "\nPROBLEM: " << p;
   if (!r.warnings.empty() || !r.problems.empty()) os << "\n";
-  os << "\n" << (r.ok() ? "OK: nothing here would stop training." : "NOT OK: fix the problems above before training.")
+  os << "\n"
+     << (r.ok() ? "OK: nothing here would stop training." : "NOT OK: fix the problems above before training.")
      << "\n";
   return os.str();
 }

@@ -19,8 +19,12 @@ SystemMonitor::SystemMonitor(const std::string& nvml_library) : impl_(std::make_
 
 SystemMonitor::~SystemMonitor() = default;
 
-bool SystemMonitor::hasNvml() const { return impl_->nvml != nullptr; }
-std::string SystemMonitor::nvmlStatus() const { return impl_->nvml_status; }
+bool SystemMonitor::hasNvml() const {
+  return impl_->nvml != nullptr;
+}
+std::string SystemMonitor::nvmlStatus() const {
+  return impl_->nvml_status;
+}
 
 SystemSample SystemMonitor::sample() {
   SystemSample s;

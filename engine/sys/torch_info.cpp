@@ -42,7 +42,8 @@ TorchBuildInfo parseTorchConfig(const std::string& cfg) {
   info.blas_info = capture(cfg, "BLAS_INFO=([A-Za-z0-9_]+)");
   const std::string flags = capture(cfg, "NVCC architecture flags: ([^\\n]*)");
   std::regex arch_re("code=\\[?((sm|compute)_[0-9]+[a-z]?)(,((sm|compute)_[0-9]+[a-z]?))?");
-  for (auto it = std::sregex_iterator(flags.begin(), flags.end(), arch_re); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(flags.begin(), flags.end(), arch_re); it != std::sregex_iterator();
+       ++it) {
     for (int g : {1, 4}) {
       const std::string a = (*it)[g].str();
       if (!a.empty() && std::find(info.arches.begin(), info.arches.end(), a) == info.arches.end()) {
@@ -106,10 +107,14 @@ std::string loadedBlas() {
   std::string found = "unknown";
   while (std::getline(maps, line)) {
     if (line.find("openblas-pthread") != std::string::npos) return "openblas-pthread";
-    if (line.find("libopenblas") != std::string::npos) found = "openblas";
-    else if (line.find("libmkl") != std::string::npos) found = "mkl";
-    else if (line.find("libblis") != std::string::npos && found == "unknown") found = "blis";
-    else if (line.find("/blas/libblas.so") != std::string::npos && found == "unknown") found = "reference";
+    if (line.find("libopenblas") != std::string::npos)
+      found = "openblas";
+    else if (line.find("libmkl") != std::string::npos)
+      found = "mkl";
+    else if (line.find("libblis") != std::string::npos && found == "unknown")
+      found = "blis";
+    else if (line.find("/blas/libblas.so") != std::string::npos && found == "unknown")
+      found = "reference";
   }
   return found;
 }

@@ -66,7 +66,8 @@ class TestCli : public QObject {
 
   void synthWritesDataset() {
     QTemporaryDir dir;
-    const Result r = ywbRun({"dataset", "synth", "out=" + dir.path(), "train=5", "val=2", "imgsz=96", "--json"});
+    const Result r =
+        ywbRun({"dataset", "synth", "out=" + dir.path(), "train=5", "val=2", "imgsz=96", "--json"});
     QCOMPARE(r.code, 0);
     const QJsonObject j = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(j["splits"].toObject()["train"].toObject()["images"].toInt(), 5);

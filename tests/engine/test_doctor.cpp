@@ -23,7 +23,8 @@ class TestDoctor : public QObject {
     QVERIFY(r.gpus.empty());
     // A CPU-only machine can train: no NVML is not a problem.
     QVERIFY2(r.ok(), r.problems.empty() ? "" : r.problems.front().c_str());
-    const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(ywb::doctorReportJson(r))).object();
+    const QJsonObject j =
+        QJsonDocument::fromJson(QByteArray::fromStdString(ywb::doctorReportJson(r))).object();
     QCOMPARE(j["nvml"].toObject()["available"].toBool(), false);
     QCOMPARE(j["gpus"].toArray().size(), 0);
     QCOMPARE(j["ok"].toBool(), true);
@@ -36,7 +37,8 @@ class TestDoctor : public QObject {
     opt.nvml_library = "libc.so.6";
     const ywb::DoctorReport r = ywb::runDoctor(opt);
     QVERIFY(!r.nvml_available);
-    QVERIFY2(QString::fromStdString(r.nvml_status).contains("lacks the NVML entry points"), r.nvml_status.c_str());
+    QVERIFY2(QString::fromStdString(r.nvml_status).contains("lacks the NVML entry points"),
+             r.nvml_status.c_str());
   }
 
   void readsGpusThroughNvml() {
@@ -68,8 +70,8 @@ class TestDoctor : public QObject {
 
   void kernelSupportRule() {
     // A cu117-style build: SASS up to sm_86 plus PTX for compute_86.
-    const std::vector<std::string> cu117 = {"sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86",
-                                            "compute_86"};
+    const std::vector<std::string> cu117 = {"sm_37", "sm_50", "sm_60", "sm_70",
+                                            "sm_75", "sm_80", "sm_86", "compute_86"};
     QCOMPARE(ywb::kernelSupportFor(8, 6, cu117), std::string("native"));
     QCOMPARE(ywb::kernelSupportFor(8, 9, cu117), std::string("compatible"));  // sm_86 SASS runs on 8.9
     QCOMPARE(ywb::kernelSupportFor(6, 1, cu117), std::string("compatible"));  // sm_60 SASS runs on 6.1
@@ -84,7 +86,8 @@ class TestDoctor : public QObject {
     // Shape of at::show_config() from an upstream CUDA build (abridged from a LibTorch 2.1 cu121 build).
     const std::string cfg =
         "PyTorch built with:\n  - GCC 9.3\n  - CUDA Runtime 12.1\n"
-        "  - NVCC architecture flags: -gencode;arch=compute_50,code=sm_50;-gencode;arch=compute_80,code=sm_80;"
+        "  - NVCC architecture flags: "
+        "-gencode;arch=compute_50,code=sm_50;-gencode;arch=compute_80,code=sm_80;"
         "-gencode;arch=compute_90,code=sm_90;-gencode;arch=compute_90,code=compute_90\n"
         "  - CuDNN 8.9.2\n  - Build settings: BLAS_INFO=mkl, TORCH_VERSION=2.1.0, USE_CUDA=ON, USE_CUDNN=ON, "
         "USE_MKLDNN=ON, USE_NCCL=1, USE_OPENMP=ON, \n";

@@ -52,7 +52,8 @@ class TestSynth : public QObject {
       const QStringList images = QDir(img_dir).entryList({"*.jpg"}, QDir::Files, QDir::Name);
       QCOMPARE(images.size(), split.images);
       for (const auto& name : images) {
-        const cv::Mat img = ywb::decodeJpeg(ywb::readFile((img_dir + "/" + name).toStdString()), name.toStdString());
+        const cv::Mat img =
+            ywb::decodeJpeg(ywb::readFile((img_dir + "/" + name).toStdString()), name.toStdString());
         // Longest side is imgsz, the other in [0.75, 1] x imgsz (see SynthOptions).
         QCOMPARE(std::max(img.cols, img.rows), 160);
         QVERIFY(std::min(img.cols, img.rows) >= 120);
@@ -84,7 +85,8 @@ class TestSynth : public QObject {
       QCOMPARE(counted, split.per_class);
       if (split.name == "train") {
         // 24 images with >= 1 object each; every one of the 6 classes should appear.
-        for (int c = 0; c < 6; ++c) QVERIFY2(counted[size_t(c)] > 0, qPrintable(QString("class %1 absent").arg(c)));
+        for (int c = 0; c < 6; ++c)
+          QVERIFY2(counted[size_t(c)] > 0, qPrintable(QString("class %1 absent").arg(c)));
       }
     }
   }

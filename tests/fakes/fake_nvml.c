@@ -13,17 +13,32 @@ typedef struct {
 } nvmlUtilization_t;
 
 static int initialised = 0;
-static struct nvmlDevice_st {
-  int index;
-} devices[2] = {{0}, {1}};
+static struct nvmlDevice_st { int index; } devices[2] = {{0}, {1}};
 
-nvmlReturn_t nvmlInit_v2(void) { initialised = 1; return 0; }
-nvmlReturn_t nvmlShutdown(void) { initialised = 0; return 0; }
-const char* nvmlErrorString(nvmlReturn_t r) { return r ? "fake error" : "success"; }
-nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned n) { snprintf(v, n, "550.54.15"); return 0; }
+nvmlReturn_t nvmlInit_v2(void) {
+  initialised = 1;
+  return 0;
+}
+nvmlReturn_t nvmlShutdown(void) {
+  initialised = 0;
+  return 0;
+}
+const char* nvmlErrorString(nvmlReturn_t r) {
+  return r ? "fake error" : "success";
+}
+nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned n) {
+  snprintf(v, n, "550.54.15");
+  return 0;
+}
 /* 12040 = CUDA 12.4 */
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) { *v = 12040; return 0; }
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* n) { *n = initialised ? 2 : 0; return initialised ? 0 : 1; }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
+  *v = 12040;
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* n) {
+  *n = initialised ? 2 : 0;
+  return initialised ? 0 : 1;
+}
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t* d) {
   if (i > 1) return 2;
   *d = &devices[i];
@@ -52,8 +67,14 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned* t) {
   return 0;
 }
 /* milliwatts: 350.5 W of 700 W, 30 W of 180 W */
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* p) { *p = d->index == 0 ? 350500 : 30000; return 0; }
-nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned* p) { *p = d->index == 0 ? 700000 : 180000; return 0; }
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* p) {
+  *p = d->index == 0 ? 350500 : 30000;
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned* p) {
+  *p = d->index == 0 ? 700000 : 180000;
+  return 0;
+}
 /* H100: 9.0; GTX 1080: 6.1 */
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
   *major = d->index == 0 ? 9 : 6;

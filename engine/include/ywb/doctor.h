@@ -33,27 +33,27 @@ struct DoctorReport {
   bool nccl = false;
   bool mkldnn = false;
   bool openmp = false;
-  std::string blas;             // BLAS library actually loaded (e.g. "openblas-pthread", "reference")
+  std::string blas;  // BLAS library actually loaded (e.g. "openblas-pthread", "reference")
   std::vector<std::string> torch_arches;  // e.g. {"sm_80", "sm_90", "compute_90"}
-  int torch_threads = 0;         // intra-op threads after configuration
-  int torch_threads_default = 0; // what LibTorch chose by itself
+  int torch_threads = 0;                  // intra-op threads after configuration
+  int torch_threads_default = 0;          // what LibTorch chose by itself
   std::string opencv_version;
-  std::string qt_version;        // of the Qt runtime found on this machine; empty if none
+  std::string qt_version;  // of the Qt runtime found on this machine; empty if none
   std::string turbojpeg_version;
   // CUDA / NVIDIA driver
   int torch_cuda_devices = 0;
   bool nvml_available = false;
-  std::string nvml_status;       // why NVML is unavailable, or the library that was loaded
+  std::string nvml_status;  // why NVML is unavailable, or the library that was loaded
   std::string driver_version;
   std::string driver_cuda_version;  // highest CUDA version the driver supports
   std::vector<GpuInfo> gpus;
   // Host
   std::string cpu_model;
   int cpu_logical = 0;
-  int cpu_available = 0;         // affinity-aware
+  int cpu_available = 0;                       // affinity-aware
   int64_t ram_total = -1, ram_available = -1;  // bytes
   std::string runs_dir;
-  int64_t disk_free = -1;        // bytes free under runs_dir
+  int64_t disk_free = -1;  // bytes free under runs_dir
   std::vector<std::string> warnings;
   std::vector<std::string> problems;
 

@@ -10,14 +10,14 @@ namespace ywb {
 
 struct GpuSample {
   int index = 0;
-  int util_gpu = -1;  // percent
+  int util_gpu = -1;                      // percent
   int64_t mem_used = -1, mem_total = -1;  // bytes
   int temperature_c = -1;
   double power_w = -1;
 };
 
 struct SystemSample {
-  double cpu_percent = 0;  // all CPUs, since the previous sample (0 on the first)
+  double cpu_percent = 0;               // all CPUs, since the previous sample (0 on the first)
   int64_t ram_used = 0, ram_total = 0;  // bytes (used = total - available)
   int64_t process_rss = 0;              // bytes
   std::vector<GpuSample> gpus;          // empty without NVML

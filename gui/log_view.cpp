@@ -1,0 +1,19 @@
+#include "log_view.h"
+
+#include <QFontDatabase>
+#include <QTime>
+
+namespace ywb::gui {
+
+LogView::LogView(QWidget* parent) : QPlainTextEdit(parent) {
+  setReadOnly(true);
+  setMaximumBlockCount(20000);  // bounded memory for week-long runs
+  setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  setObjectName("logView");
+}
+
+void LogView::appendLine(const QString& line) {
+  appendPlainText(QTime::currentTime().toString("HH:mm:ss") + "  " + line);
+}
+
+}  // namespace ywb::gui

@@ -1,0 +1,154 @@
+#include "system_panel.h"
+
+#include <QPointer>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QThread>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "system_sampler.h"
+
+namespace ywb::gui {
+namespace {
+
+constexpr double kWindowSeconds = 300;  // the chart shows the last five minutes
+
+QString gib(int64_t bytes) { return bytes < 0 ? "?" : QString::number(double(bytes) / (1 << 30), 'f', 1) + " GiB"; }
+
+QColor graphColor(int i) {
+  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23), QColor(0x8b, 0xc3, 0x4a),
+                                  QColor(0xe5, 0x73, 0x73), QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f)};
+  return colors[i % 6];
+}
+
+void styleDark(QCustomPlot* plot) {
+  const QColor fg(0xd0, 0xd0, 0xd0), grid(0x44, 0x48, 0x50);
+  plot->setBackground(QColor(0x1a, 0x1d, 0x23));
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    axis->setBasePen(QPen(fg));
+    axis->setTickPen(QPen(fg));
+    axis->setSubTickPen(QPen(fg));
+    axis->setTickLabelColor(fg);
+    axis->setLabelColor(fg);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
+  plot->legend->setBrush(QColor(0x23, 0x27, 0x2e, 220));
+  plot->legend->setTextColor(fg);
+  plot->legend->setBorderPen(QPen(grid));
+}
+
+}  // namespace
+
+SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
+  qRegisterMetaType<ywb::DoctorReport>("ywb::DoctorReport");
+  auto* layout = new QVBoxLayout(this);
+  summary_ = new QTextBrowser(this);
+  summary_->setObjectName("doctorSummary");
+  summary_->setMinimumHeight(170);
+  summary_->setText(tr("Checking the environment..."));
+  rerun_ = new QPushButton(tr("Run environment doctor again"), this);
+  connect(rerun_, &QPushButton::clicked, this, &SystemPanel::runDoctorAsync);
+
+  chart_ = new QCustomPlot(this);
+  chart_->setObjectName("systemChart");
+  chart_->setMinimumHeight(220);
+  chart_->xAxis->setLabel(tr("seconds"));
+  chart_->yAxis->setLabel(tr("% of capacity"));
+  chart_->yAxis->setRange(0, 100);
+  chart_->legend->setVisible(true);
+  chart_->legend->setFont(QFont(font().family(), 8));
+  chart_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  for (const QString& name : {tr("CPU"), tr("RAM")}) {
+    QCPGraph* g = chart_->addGraph();
+    g->setName(name);
+    g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2));
+  }
+  styleDark(chart_);
+
+  layout->addWidget(summary_, 2);
+  layout->addWidget(rerun_);
+  layout->addWidget(chart_, 3);
+
+  sampler_ = new SystemSampler(1000, this);
+  connect(sampler_, &SystemSampler::sampled, this, &SystemPanel::addSample);
+  runDoctorAsync();
+}
+
+SystemPanel::~SystemPanel() = default;
+
+void SystemPanel::ensureGpuGraphs(size_t gpus) {
+  for (; gpu_graphs_ < gpus; ++gpu_graphs_) {
+    for (const QString& what : {tr("GPU%1 load"), tr("GPU%1 memory")}) {
+      QCPGraph* g = chart_->addGraph();
+      g->setName(what.arg(gpu_graphs_));
+      g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2, what.contains("memory") ? Qt::DashLine : Qt::SolidLine));
+    }
+  }
+}
+
+void SystemPanel::addSample(double t, const ywb::SystemSample& s) {
+  ensureGpuGraphs(s.gpus.size());
+  chart_->graph(0)->addData(t, s.cpu_percent);
+  chart_->graph(1)->addData(t, s.ram_total > 0 ? 100.0 * double(s.ram_used) / double(s.ram_total) : 0);
+  for (size_t i = 0; i < s.gpus.size(); ++i) {
+    const auto& g = s.gpus[i];
+    chart_->graph(int(2 + 2 * i))->addData(t, std::max(0, g.util_gpu));
+    chart_->graph(int(3 + 2 * i))->addData(t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
+  }
+  for (int i = 0; i < chart_->graphCount(); ++i) chart_->graph(i)->data()->removeBefore(t - kWindowSeconds);
+  chart_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(t, 30.0));
+  chart_->replot(QCustomPlot::rpQueuedReplot);
+  ++samples_;
+}
+
+void SystemPanel::runDoctorAsync() {
+  if (doctor_running_) return;
+  doctor_running_ = true;
+  rerun_->setEnabled(false);
+  QPointer<SystemPanel> self(this);
+  QThread* t = QThread::create([self] {
+    ywb::DoctorReport r = ywb::runDoctor({});
+    if (self) QMetaObject::invokeMethod(self, [self, r] { if (self) self->showDoctor(r); }, Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+void SystemPanel::showDoctor(const ywb::DoctorReport& r) {
+  doctor_running_ = false;
+  rerun_->setEnabled(true);
+  QString html = QString("<b>%1</b><br>").arg(r.ok() ? tr("Environment OK") : tr("Environment has problems"));
+  html += tr("LibTorch %1 (%2, %3 threads, BLAS %4)<br>")
+              .arg(QString::fromStdString(r.torch_version),
+                   r.torch_cuda ? "CUDA " + QString::fromStdString(r.torch_cuda_runtime) : tr("CPU only"))
+              .arg(r.torch_threads)
+              .arg(QString::fromStdString(r.blas));
+  html += tr("OpenCV %1, Qt %2<br>").arg(QString::fromStdString(r.opencv_version), qVersion());
+  html += tr("CPU: %1 (%2 cores), RAM %3 of %4 free<br>")
+              .arg(QString::fromStdString(r.cpu_model))
+              .arg(r.cpu_available)
+              .arg(gib(r.ram_available), gib(r.ram_total));
+  if (r.gpus.empty()) {
+    html += tr("GPUs: none. %1<br>").arg(QString::fromStdString(r.nvml_status).toHtmlEscaped());
+  }
+  for (const auto& g : r.gpus) {
+    html += tr("GPU %1: %2, sm_%3%4, %5 total, kernels: %6<br>")
+                .arg(g.index)
+                .arg(QString::fromStdString(g.name))
+                .arg(g.cc_major)
+                .arg(g.cc_minor)
+                .arg(gib(g.mem_total), QString::fromStdString(g.kernel_support));
+  }
+  for (const auto& w : r.warnings) {
+    html += "<span style='color:#f5a623'>" + tr("Warning: ") + QString::fromStdString(w).toHtmlEscaped() + "</span><br>";
+  }
+  for (const auto& p : r.problems) {
+    html += "<span style='color:#e57373'>" + tr("Problem: ") + QString::fromStdString(p).toHtmlEscaped() + "</span><br>";
+  }
+  summary_->setHtml(html);
+  Q_EMIT logLine(r.ok() ? tr("Environment doctor: OK") : tr("Environment doctor found %1 problem(s)").arg(r.problems.size()));
+  Q_EMIT doctorFinished(r.ok());
+}
+
+}  // namespace ywb::gui

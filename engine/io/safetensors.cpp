@@ -1,0 +1,182 @@
+#include "io/safetensors.h"
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/torch_compat.h"
+#include "io/mapped_file.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "safetensors stores little-endian data; this engine supports little-endian hosts only"
+#endif
+
+namespace ywb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Plan {
+  std::string header;  // padded JSON header
+  std::vector<uint64_t> bytes;
+};
+
+Plan planFile(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
+  Json header = Json::object();
+  if (!metadata.empty()) {
+    Json meta = Json::object();
+    for (const auto& [k, v] : metadata) meta[k] = v;
+    header["__metadata__"] = std::move(meta);
+  }
+  Plan plan;
+  std::set<std::string> names;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    if (name.empty()) fail("cannot write safetensors: a tensor has an empty name");
+    if (name == "__metadata__")
+      fail("cannot write safetensors: '__metadata__' is reserved, not a tensor name");
+    if (!names.insert(name).second) fail("cannot write safetensors: tensor '", name, "' appears twice");
+    if (!t.defined()) fail("cannot write safetensors: tensor '", name, "' is undefined");
+    if (t.layout() != c10::kStrided)
+      fail("cannot write safetensors: tensor '", name, "' is not a dense tensor");
+    const uint64_t bytes = uint64_t(t.numel()) * uint64_t(t.element_size());
+    Json entry = Json::object();
+    entry["dtype"] = safetensorsDtypeOf(t.scalar_type());
+    entry["shape"] = t.sizes().vec();
+    entry["data_offsets"] = {offset, offset + bytes};
+    header[name] = std::move(entry);
+    offset += bytes;
+    plan.bytes.push_back(bytes);
+  }
+  try {
+    plan.header = header.dump();
+  } catch (const nlohmann::json::exception& e) {
+    fail("cannot write safetensors: a tensor name or metadata text is not valid UTF-8 (", e.what(), ")");
+  }
+  // The reference writer pads the header with spaces so the data section starts 8-byte aligned.
+  while ((8 + plan.header.size()) % 8 != 0) plan.header.push_back(' ');
+  return plan;
+}
+
+void writeAll(std::ostream& out, const NamedTensors& tensors, const Plan& plan) {
+  uint8_t len[8];
+  uint64_t n = plan.header.size();
+  for (int i = 0; i < 8; ++i, n >>= 8) len[i] = uint8_t(n & 0xff);
+  out.write(reinterpret_cast<const char*>(len), 8);
+  out.write(plan.header.data(), std::streamsize(plan.header.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (plan.bytes[i] == 0) continue;
+    // One tensor at a time on the CPU keeps the peak memory at one tensor for GPU models.
+    const at::Tensor cpu = tensors[i].second.to(c10::kCPU).contiguous();
+    out.write(static_cast<const char*>(cpu.data_ptr()), std::streamsize(plan.bytes[i]));
+  }
+}
+
+void checkBoolBytes(const SafetensorsEntry& e, const uint8_t* p, const std::string& source) {
+  for (uint64_t i = 0; i < e.byteSize(); ++i) {
+    if (p[i] > 1) {
+      fail("safetensors file '", source, "': tensor '", e.name, "': BOOL element ", i, " holds the byte ",
+           int(p[i]), " (only 0 and 1 are booleans). The file is damaged: export or download it again.");
+    }
+  }
+}
+
+}  // namespace
+
+const at::Tensor& SafetensorsFile::at(const std::string& name) const {
+  for (const auto& [n, t] : tensors) {
+    if (n == name) return t;
+  }
+  fail("safetensors file '", source, "' has no tensor '", name, "'");
+}
+
+bool SafetensorsFile::contains(const std::string& name) const {
+  for (const auto& nt : tensors) {
+    if (nt.first == name) return true;
+  }
+  return false;
+}
+
+std::string safetensorsDtypeOf(c10::ScalarType type) {
+  switch (type) {
+    case c10::kFloat:
+      return "F32";
+    case c10::kHalf:
+      return "F16";
+    case c10::kBFloat16:
+      return "BF16";
+    case c10::kDouble:
+      return "F64";
+    case c10::kLong:
+      return "I64";
+    case c10::kInt:
+      return "I32";
+    case c10::kShort:
+      return "I16";
+    case c10::kChar:
+      return "I8";
+    case c10::kByte:
+      return "U8";
+    case c10::kBool:
+      return "BOOL";
+    default:
+      break;
+  }
+  fail("safetensors cannot hold tensors of dtype ", c10::toString(type),
+       "; convert them to a real dtype first");
+}
+
+c10::ScalarType torchDtypeOf(const std::string& dtype, const std::string& tensor) {
+  static const std::map<std::string, c10::ScalarType> types = {
+      {"F32", c10::kFloat}, {"F16", c10::kHalf}, {"BF16", c10::kBFloat16}, {"F64", c10::kDouble},
+      {"I64", c10::kLong},  {"I32", c10::kInt},  {"I16", c10::kShort},     {"I8", c10::kChar},
+      {"U8", c10::kByte},   {"BOOL", c10::kBool}};
+  const auto it = types.find(dtype);
+  if (it == types.end()) {
+    fail("tensor '", tensor, "' has dtype ", dtype, ", which LibTorch ", YWB_TORCH_VERSION_STRING,
+         " cannot represent; convert the file to F32/F16/BF16 first");
+  }
+  return it->second;
+}
+
+std::string encodeSafetensors(const NamedTensors& tensors,
+                              const std::map<std::string, std::string>& metadata) {
+  const Plan plan = planFile(tensors, metadata);
+  std::ostringstream out;
+  writeAll(out, tensors, plan);
+  return out.str();
+}
+
+void writeSafetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  const Plan plan = planFile(tensors, metadata);  // validate before a file is created
+  writeFileAtomic(path, [&](std::ostream& out) { writeAll(out, tensors, plan); });
+}
+
+SafetensorsFile decodeSafetensors(const uint8_t* data, size_t size, const std::string& source) {
+  const SafetensorsView view = safetensors::parse(data, size, source);
+  SafetensorsFile file;
+  file.source = source;
+  file.metadata = view.metadata;
+  file.tensors.reserve(view.tensors.size());
+  for (const SafetensorsEntry& e : view.tensors) {
+    const c10::ScalarType type = torchDtypeOf(e.dtype, e.name);
+    const uint8_t* src = data + view.data_offset + e.begin;
+    if (type == c10::kBool) checkBoolBytes(e, src, source);
+    at::Tensor t = at::empty(e.shape, at::TensorOptions().dtype(type));
+    if (e.byteSize() > 0) std::memcpy(t.data_ptr(), src, size_t(e.byteSize()));
+    file.tensors.emplace_back(e.name, std::move(t));
+  }
+  return file;
+}
+
+SafetensorsFile readSafetensors(const std::string& path) {
+  const MappedFile map(path);
+  return decodeSafetensors(map.data(), map.size(), path);
+}
+
+}  // namespace ywb

@@ -39,3 +39,23 @@ inline bool autocastEnabled(c10::DeviceType device) {
 }
 
 }  // namespace ywb::compat
+
+#include <torch/optim/optimizer.h>
+
+#include <type_traits>
+
+namespace ywb::compat {
+
+/// The key of parameter `p` in Optimizer::state(): LibTorch 1.13 keys it by the TensorImpl address as a
+/// string, LibTorch 2.x by the address itself.
+template <typename StateMap>
+auto optimizerStateKey(const StateMap&, const at::Tensor& p) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    return c10::guts::to_string(p.unsafeGetTensorImpl());
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace ywb::compat

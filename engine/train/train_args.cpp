@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
@@ -157,11 +158,17 @@ const std::vector<ArgSpec>& trainArgSpecs() {
 }
 
 std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args) {
+  std::ifstream in(path);
+  if (!in) fail("cannot read '", path, "': no such file or not readable");
+  std::stringstream text;
+  text << in.rdbuf();
+  return loadTrainArgsYamlText(text.str(), path, args);
+}
+
+std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& path, TrainArgs& args) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    fail("cannot read '", path, "': no such file or not readable");
+    root = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
     fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
   }

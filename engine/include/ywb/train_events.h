@@ -1,0 +1,96 @@
+// What a training run reports while it runs: phases, step and epoch metrics, log lines, the summary.
+// Thread rules: TrainObserver callbacks run on the trainer thread (rank 0 only); they must be cheap:
+// copy the values and return (the GUI pushes them into a locked queue or a queued signal).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ywb {
+
+/// Where a run is. Shown on screen so a user sees where a run is stuck.
+enum class TrainPhase {
+  Scanning,     ///< scanning and verifying the dataset
+  Building,     ///< building the model, optimizer and loaders
+  AmpCheck,     ///< comparing mixed-precision and fp32 outputs
+  Warmup,       ///< training inside the warmup iterations
+  Training,     ///< training epoch N
+  CloseMosaic,  ///< Mosaic/MixUp switched off for the final epochs
+  Validating,   ///< validation on the val split
+  Saving,       ///< writing checkpoints
+  Finished,
+  Stopped,  ///< stopped by the user; `last` checkpoint saved
+  Failed
+};
+
+/// Short English name of a phase ("scanning data", "training", ...).
+const char* trainPhaseName(TrainPhase phase);
+
+/// Metrics of one optimisation step (emitted at log cadence).
+struct StepMetrics {
+  int epoch = 0;     ///< 0-based
+  int epochs = 0;
+  int64_t batch = 0;  ///< 0-based batch index within the epoch
+  int64_t batches = 0;
+  int64_t iteration = 0;  ///< global batch counter
+  double box = 0, cls = 0, dfl = 0;  ///< running means over the epoch so far
+  double lr[3] = {0, 0, 0};          ///< pg0 biases, pg1 weights, pg2 BatchNorm
+  double images_per_s = 0;
+  double data_wait_s = 0;  ///< time this step waited for the loader
+  double compute_s = 0;    ///< time this step spent in forward/backward/optimizer
+  int64_t device_mem = 0;  ///< bytes in use by the tensor allocator on the device (0 on CPU)
+  int instances = 0;       ///< boxes in this batch
+  int imgsz = 0;
+  double elapsed_s = 0;  ///< since the run started (this session)
+  double eta_s = 0;      ///< estimate for the remaining run
+};
+
+/// Per-class validation numbers.
+struct ClassResult {
+  std::string name;
+  int64_t instances = 0;
+  double precision = 0, recall = 0, ap50 = -1, ap = -1;
+};
+
+/// Results of one epoch (train losses, validation losses and COCO-exact metrics).
+struct EpochMetrics {
+  int epoch = 0;  ///< 0-based
+  int epochs = 0;
+  double time_s = 0;  ///< since the run started (cumulative, like Ultralytics' `time` column)
+  double train_box = 0, train_cls = 0, train_dfl = 0;
+  double val_box = 0, val_cls = 0, val_dfl = 0;
+  double precision = 0, recall = 0, map50 = 0, map = 0;  ///< COCO-exact mAP
+  double lr[3] = {0, 0, 0};
+  double fitness = 0;  ///< mAP50-95
+  bool best = false;   ///< this epoch is the new best
+  bool validated = false;
+  std::vector<ClassResult> classes;
+};
+
+struct TrainSummary {
+  std::string run_dir;
+  std::string last, best;  ///< checkpoint paths
+  int epochs_completed = 0;
+  int best_epoch = -1;  ///< 0-based
+  double best_fitness = 0;
+  EpochMetrics best_metrics;
+  bool stopped = false;        ///< stopped by the user
+  bool early_stopped = false;  ///< patience ran out
+  std::string stop_reason;
+  double seconds = 0;
+  double images_per_s = 0;  ///< average training throughput
+  std::string amp;          ///< "fp16", "bf16" or "off", with the reason when it fell back
+};
+
+/// Receives a run's events. Default implementations ignore them.
+class TrainObserver {
+ public:
+  virtual ~TrainObserver() = default;
+  virtual void onPhase(TrainPhase /*phase*/, const std::string& /*detail*/) {}
+  virtual void onStep(const StepMetrics& /*m*/) {}
+  virtual void onEpoch(const EpochMetrics& /*m*/) {}
+  virtual void onLog(const std::string& /*line*/) {}
+  virtual void onFinished(const TrainSummary& /*s*/) {}
+};
+
+}  // namespace ywb

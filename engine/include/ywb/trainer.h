@@ -1,0 +1,40 @@
+// A complete, resumable training run: data, model, AMP, EMA, schedules, validation, checkpoints.
+// Thread rules: run() blocks and owns every torch object on the calling thread; requestStop() and
+// setPaused() are safe from any other thread (atomic flags checked between batches).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "ywb/train_args.h"
+#include "ywb/train_events.h"
+
+namespace ywb {
+
+class Trainer {
+ public:
+  /// `args.resume` (a run folder or checkpoint) continues that run; the other arguments then come from it.
+  explicit Trainer(TrainArgs args);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// The observer must outlive run(); nullptr for none.
+  void setObserver(TrainObserver* observer);
+  /// Runs to the end (epochs, time budget, patience, or a stop request). Throws ywb::Error on failure,
+  /// after reporting TrainPhase::Failed to the observer.
+  TrainSummary run();
+  /// Finish the current step, save `last`, and return from run().
+  void requestStop();
+  void setPaused(bool paused);
+  bool paused() const;
+  const TrainArgs& args() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Resolves `resume=` (a run folder, or a checkpoint file) to the checkpoint path; throws when missing.
+std::string resolveResumeCheckpoint(const std::string& run_or_checkpoint);
+
+}  // namespace ywb

@@ -1,0 +1,114 @@
+#include "train/checkpoint.h"
+
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include "core/error.h"
+#include "core/torch_compat.h"
+#include "io/state_dict.h"
+
+namespace ywb {
+namespace {
+
+void addPrefixed(NamedTensors& out, const std::string& prefix, const torch::nn::Module& m) {
+  for (auto& [name, t] : namedStateDict(m)) out.emplace_back(prefix + name, t.detach());
+}
+
+std::string optimKey(size_t group, size_t index, const char* field) {
+  return "optim." + std::to_string(group) + "." + std::to_string(index) + "." + field;
+}
+
+void addOptimizerState(NamedTensors& out, torch::optim::Optimizer& opt) {
+  auto& state = opt.state();
+  for (size_t g = 0; g < opt.param_groups().size(); ++g) {
+    const auto& params = opt.param_groups()[g].params();
+    for (size_t i = 0; i < params.size(); ++i) {
+      auto it = state.find(compat::optimizerStateKey(state, params[i]));
+      if (it == state.end()) continue;
+      if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
+        if (s->momentum_buffer().defined()) out.emplace_back(optimKey(g, i, "momentum_buffer"), s->momentum_buffer());
+      } else if (auto* a = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
+        out.emplace_back(optimKey(g, i, "step"), at::full({1}, a->step(), at::kLong));
+        out.emplace_back(optimKey(g, i, "exp_avg"), a->exp_avg());
+        out.emplace_back(optimKey(g, i, "exp_avg_sq"), a->exp_avg_sq());
+      }
+    }
+  }
+}
+
+void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer& opt) {
+  auto& state = opt.state();
+  const bool sgd = dynamic_cast<torch::optim::SGD*>(&opt) != nullptr;
+  for (size_t g = 0; g < opt.param_groups().size(); ++g) {
+    const auto& params = opt.param_groups()[g].params();
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& p = params[i];
+      const auto key = compat::optimizerStateKey(state, p);
+      if (sgd) {
+        const std::string k = optimKey(g, i, "momentum_buffer");
+        if (!file.contains(k)) continue;
+        auto s = std::make_unique<torch::optim::SGDParamState>();
+        s->momentum_buffer(file.at(k).to(p.options()).clone());
+        state[key] = std::move(s);
+      } else {
+        const std::string k = optimKey(g, i, "exp_avg");
+        if (!file.contains(k)) continue;
+        auto s = std::make_unique<torch::optim::AdamWParamState>();
+        s->step(file.at(optimKey(g, i, "step")).item<int64_t>());
+        s->exp_avg(file.at(k).to(p.options()).clone());
+        s->exp_avg_sq(file.at(optimKey(g, i, "exp_avg_sq")).to(p.options()).clone());
+        state[key] = std::move(s);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
+  NamedTensors tensors;
+  if (parts.model) addPrefixed(tensors, "model.", *parts.model);
+  if (parts.ema) addPrefixed(tensors, "ema.", *parts.ema);
+  if (parts.optimizer) addOptimizerState(tensors, *parts.optimizer);
+  if (parts.include_grads && parts.model) {
+    for (const auto& p : parts.model->named_parameters()) {
+      if (p.value().grad().defined()) tensors.emplace_back("grad." + p.key(), p.value().grad());
+    }
+  }
+  auto meta = parts.metadata;
+  meta[kCheckpointFormatKey] = kCheckpointFormat;
+  writeSafetensors(path, tensors, meta);
+}
+
+SafetensorsFile readCheckpoint(const std::string& path) {
+  SafetensorsFile f = readSafetensors(path);
+  auto it = f.metadata.find(kCheckpointFormatKey);
+  if (it == f.metadata.end() || it->second != kCheckpointFormat) {
+    fail(path, ": not a YOLO Workbench training checkpoint (no '", kCheckpointFormat,
+         "' marker); exported weights cannot be resumed, use pretrained= to start from them");
+  }
+  return f;
+}
+
+NamedTensors checkpointWeights(const SafetensorsFile& file, const std::string& prefix) {
+  NamedTensors out;
+  for (const auto& [name, t] : file.tensors) {
+    if (name.rfind(prefix, 0) == 0) out.emplace_back(name.substr(prefix.size()), t);
+  }
+  return out;
+}
+
+void restoreCheckpoint(const SafetensorsFile& file, const CheckpointParts& parts) {
+  torch::NoGradGuard no_grad;
+  if (parts.model) loadStateDict(*parts.model, checkpointWeights(file, "model."), /*strict=*/true);
+  if (parts.ema) loadStateDict(*parts.ema, checkpointWeights(file, "ema."), /*strict=*/true);
+  if (parts.optimizer) restoreOptimizerState(file, *parts.optimizer);
+  if (parts.model) {
+    for (auto& p : parts.model->named_parameters()) {
+      const std::string k = "grad." + p.key();
+      if (file.contains(k)) p.value().mutable_grad() = file.at(k).to(p.value().options()).clone();
+    }
+  }
+}
+
+}  // namespace ywb

@@ -1,0 +1,174 @@
+// One training epoch (warmup, autocast, loss scaling, accumulation, clipping, EMA) and checkpoint saving.
+#include <torch/nn/utils/clip_grad.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/error.h"
+#include "core/torch_compat.h"
+#include "train/checkpoint.h"
+#include "train/lr_schedule.h"
+#include "train/train_session.h"
+#include "ywb/version.h"
+
+namespace ywb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void optimizerStep(TrainSession& s) {
+  s.scaler->unscale(*s.optimizer);
+  torch::nn::utils::clip_grad_norm_(s.model->parameters(), 10.0);
+  s.scaler->step(*s.optimizer);
+  s.scaler->update();
+  s.optimizer->zero_grad();
+  s.ema->update(*s.model);
+}
+
+void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
+  if (s.warmup_iters <= 0 || ni > s.warmup_iters) return;
+  const TrainArgs& a = s.args;
+  s.accumulate = accumulateSteps(a.nbs, a.batch, ni, s.warmup_iters);
+  const double target = s.initial_lr * lrFactor(epoch, s.epochs, a.lrf, a.cos_lr);
+  for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
+    setGroupLr(*s.optimizer, j, warmupLr(int(j), ni, s.warmup_iters, s.warmup_bias_lr, target));
+    setGroupMomentum(*s.optimizer, j, interp(double(ni), 0, double(s.warmup_iters), a.warmup_momentum,
+                                             s.optim_choice.momentum));
+  }
+}
+
+bool waitWhilePaused(const TrainSession& s) {
+  while (s.pause && s.pause->load()) {
+    if (s.stop && s.stop->load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !(s.stop && s.stop->load());
+}
+
+}  // namespace
+
+bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
+  const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
+  s.model->train();
+  s.train_loader->startEpoch(epoch);
+  at::Tensor mean_loss = at::zeros({3}, at::TensorOptions().device(s.device));
+  const int log_every = s.device.is_cuda() ? 10 : 1;  // every .item() is a device sync
+  Batch batch;
+  int64_t i = 0;
+  bool in_warmup = false;
+  for (; s.train_loader->next(batch); ++i) {
+    if (!waitWhilePaused(s)) return false;
+    const auto t0 = Clock::now();
+    const int64_t ni = i + nb * epoch;
+    const bool warm = s.warmup_iters > 0 && ni <= s.warmup_iters;
+    if (warm != in_warmup || i == 0) {
+      in_warmup = warm;
+      s.phase(warm ? TrainPhase::Warmup : TrainPhase::Training,
+              "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(s.epochs));
+    }
+    applyWarmup(s, ni, epoch);
+    at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
+    at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
+    std::vector<at::Tensor> feats;
+    if (s.autocast) {
+      compat::setAutocast(s.device.type(), true, s.amp_dtype);
+      try {
+        feats = s.model->forward(x);
+      } catch (...) {
+        compat::setAutocast(s.device.type(), false, s.amp_dtype);
+        throw;
+      }
+      compat::setAutocast(s.device.type(), false, s.amp_dtype);
+      at::autocast::clear_cache();
+      for (auto& f : feats) f = f.to(at::kFloat);  // the loss runs in fp32
+    } else {
+      feats = s.model->forward(x);
+    }
+    const loss::LossResult lr = (*s.loss)(feats, targets);
+    s.scaler->scale(lr.total).backward();
+    if (ni - s.last_opt_step >= s.accumulate) {
+      optimizerStep(s);
+      s.last_opt_step = ni;
+    }
+    mean_loss = (mean_loss * double(i) + lr.items.to(s.device)) / double(i + 1);
+    const double step_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    s.train_seconds += step_s + batch.wait_seconds;
+    s.images_trained += batch.images.size(0);
+    if (s.observer && (i % log_every == 0 || i + 1 == nb)) {
+      StepMetrics m;
+      m.epoch = epoch;
+      m.epochs = s.epochs;
+      m.batch = i;
+      m.batches = nb;
+      m.iteration = ni;
+      at::Tensor l = mean_loss.to(at::kCPU);
+      m.box = l[0].item<double>();
+      m.cls = l[1].item<double>();
+      m.dfl = l[2].item<double>();
+      for (size_t j = 0; j < 3; ++j) m.lr[j] = groupLr(*s.optimizer, j);
+      m.images_per_s = double(batch.images.size(0)) / std::max(1e-9, step_s + batch.wait_seconds);
+      m.data_wait_s = batch.wait_seconds;
+      m.compute_s = step_s;
+      m.instances = int(batch.targets.size(0));
+      m.imgsz = s.args.imgsz;
+      m.elapsed_s = s.elapsed();
+      const double per_batch = s.train_seconds / double(std::max<int64_t>(1, ni + 1 - nb * s.start_epoch));
+      m.eta_s = per_batch * double(nb * s.epochs - ni - 1);
+      s.observer->onStep(m);
+    }
+    if (s.stop && s.stop->load()) return false;
+  }
+  at::Tensor l = mean_loss.to(at::kCPU);
+  for (int k = 0; k < 3; ++k) {
+    tloss[k] = l[k].item<double>();
+    lr_out[k] = groupLr(*s.optimizer, size_t(k));
+  }
+  return true;
+}
+
+void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {
+  s.phase(TrainPhase::Saving, "weights/last.safetensors" + std::string(is_best ? " and best" : ""));
+  CheckpointParts parts;
+  parts.model = s.model.ptr().get();
+  parts.ema = s.ema_model.ptr().get();
+  parts.optimizer = s.optimizer.get();
+  parts.include_grads = true;
+  nlohmann::json names = s.names;
+  parts.metadata = {{"args", trainArgsToYaml(s.args)},
+                    {"epoch", std::to_string(epochs_completed)},
+                    {"epochs", std::to_string(s.epochs)},
+                    {"best_fitness", std::to_string(s.best_fitness)},
+                    {"best_epoch", std::to_string(s.best_epoch)},
+                    {"ema_updates", std::to_string(s.ema->updates())},
+                    {"last_opt_step", std::to_string(s.last_opt_step)},
+                    {"scaler_scale", std::to_string(s.scaler->currentScale())},
+                    {"scaler_growth", std::to_string(s.scaler->growthTracker())},
+                    {"elapsed", std::to_string(s.elapsed())},
+                    {"images_trained", std::to_string(s.images_trained)},
+                    {"train_seconds", std::to_string(s.train_seconds)},
+                    {"run_dir", s.run_dir},
+                    {"nc", std::to_string(s.nc)},
+                    {"names", names.dump()},
+                    {"imgsz", std::to_string(s.args.imgsz)},
+                    {"model_yaml", s.model->yaml()},
+                    {"metrics", metrics_json},
+                    {"amp", s.amp_note},
+                    {"version", kVersion}};
+  namespace fs = std::filesystem;
+  const fs::path weights = fs::path(s.run_dir) / "weights";
+  const std::string last = (weights / "last.safetensors").string();
+  saveCheckpoint(last, parts);
+  auto copyAtomic = [&](const std::string& to) {
+    const std::string tmp = to + ".tmp-copy";
+    fs::copy_file(last, tmp, fs::copy_options::overwrite_existing);
+    fs::rename(tmp, to);
+  };
+  if (is_best) copyAtomic((weights / "best.safetensors").string());
+  if (s.args.save_period > 0 && epochs_completed % s.args.save_period == 0) {
+    copyAtomic((weights / ("epoch" + std::to_string(epochs_completed) + ".safetensors")).string());
+  }
+}
+
+}  // namespace ywb

@@ -1,0 +1,83 @@
+// Everything one training run holds while it runs (model, EMA, optimizer, loaders, schedule position),
+// set up from TrainArgs, plus the steps the trainer performs on it. Internal to the trainer.
+// Thread rules: trainer thread only.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "data/loader.h"
+#include "io/safetensors.h"
+#include "loss/detection_loss.h"
+#include "model/detection_model.h"
+#include "train/grad_scaler.h"
+#include "train/model_ema.h"
+#include "train/optimizer_factory.h"
+#include "ywb/train_args.h"
+#include "ywb/train_events.h"
+
+namespace ywb {
+
+struct TrainSession {
+  TrainArgs args;
+  TrainObserver* observer = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+  const std::atomic<bool>* pause = nullptr;
+
+  std::string run_dir;
+  std::vector<std::string> names;
+  int nc = 0;
+  at::Device device{at::kCPU};
+  std::shared_ptr<const ScannedSplit> train_split, val_split;
+  model::DetectionModel model{nullptr};
+  model::DetectionModel ema_model{nullptr};
+  std::unique_ptr<ModelEma> ema;
+  std::unique_ptr<loss::DetectionLoss> loss;
+  std::unique_ptr<DataLoader> train_loader, val_loader;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<GradScaler> scaler;
+  OptimizerChoice optim_choice;
+  double initial_lr = 0.01;
+  double warmup_bias_lr = 0.1;
+  int accumulate = 1;
+  int64_t warmup_iters = -1;
+  int64_t last_opt_step = -1;
+  bool autocast = false;
+  at::ScalarType amp_dtype = at::kFloat;
+  std::string amp_note = "off";
+  // Progress
+  int start_epoch = 0;
+  int epochs = 0;
+  int best_epoch = -1;
+  double best_fitness = -1;
+  bool mosaic_closed = false;
+  double elapsed_before = 0;  ///< seconds trained before this session (resume)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  int64_t images_trained = 0;
+  double train_seconds = 0;
+  double scaler_restore_scale = 65536.0;
+  int64_t scaler_restore_growth = 0;
+
+  double elapsed() const {
+    return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  void phase(TrainPhase p, const std::string& detail) const {
+    if (observer) observer->onPhase(p, detail);
+  }
+  void log(const std::string& line) const {
+    if (observer) observer->onLog(line);
+  }
+};
+
+/// Scans the dataset, builds model/EMA/loss/loaders/optimizer, runs the AMP check, restores a checkpoint.
+void setupSession(TrainSession& s, const SafetensorsFile* resume);
+
+/// Trains one epoch. Returns false when a stop was requested mid-epoch. `tloss` gets the mean losses.
+bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]);
+
+/// Saves weights/last.safetensors (and best, and periodic copies) with the full training state.
+void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json);
+
+}  // namespace ywb

@@ -1,0 +1,228 @@
+// Setting up a training session: data, model, EMA, loss, loaders, optimizer, AMP check, resume.
+#include <torch/cuda.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/threads.h"
+#include "core/torch_compat.h"
+#include "data/dataset_scanner.h"
+#include "io/state_dict.h"
+#include "train/checkpoint.h"
+#include "train/lr_schedule.h"
+#include "train/train_session.h"
+
+namespace ywb {
+namespace {
+
+at::Device pickDevice(const std::string& device) {
+  if (device == "cpu") return at::Device(at::kCPU);
+  const bool cuda = torch::cuda::is_available();
+  if (device.empty()) return cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  if (device.find(',') != std::string::npos) {
+    fail("device=", device, ": several devices need distributed training, which this build does not have yet; ",
+         "use one device (device=0) or device=cpu");
+  }
+  if (!cuda) fail("device=", device, ": CUDA is not available (see `ywb doctor`); use device=cpu");
+  char* end = nullptr;
+  const long idx = std::strtol(device.c_str(), &end, 10);
+  if (*end != '\0' || idx < 0 || idx >= long(torch::cuda::device_count())) {
+    fail("device=", device, ": expected cpu or a CUDA device index below ", torch::cuda::device_count());
+  }
+  return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(idx));
+}
+
+std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg, const std::string& split) {
+  ScanOptions so;
+  so.workers = s.args.workers;
+  auto result = std::make_shared<ScannedSplit>(scanSplit(cfg, split, so));
+  const SplitReport& r = result->report;
+  std::ostringstream os;
+  os << split << ": " << r.images << " images, " << r.with_labels << " with labels, " << r.boxes << " boxes, "
+     << r.backgrounds << " backgrounds, " << r.corrupt << " corrupt" << (r.from_cache ? " (from cache)" : "");
+  s.log(os.str());
+  for (size_t i = 0; i < r.problems.size() && i < 10; ++i) {
+    s.log("  " + r.problems[i].file + (r.problems[i].line ? ":" + std::to_string(r.problems[i].line) : "") + ": " +
+          r.problems[i].reason);
+  }
+  if (!r.cache_note.empty()) s.log("  " + r.cache_note);
+  if (result->images.empty()) fail(split, " split of '", cfg.yaml, "' has no usable images");
+  if (s.args.single_cls) {
+    for (auto& img : result->images) {
+      for (auto& b : img.boxes) b.cls = 0;
+    }
+  }
+  if (split == "train" && s.args.fraction < 1.0) {
+    const size_t keep = std::max<size_t>(1, size_t(std::llround(s.args.fraction * double(result->images.size()))));
+    result->images.resize(keep);
+  }
+  return result;
+}
+
+AugmentParams augmentFrom(const TrainArgs& a) {
+  AugmentParams h;
+  for (const auto& name : AugmentParams::names()) h.set(name, std::stod(a.get(name)));
+  h.validate();
+  return h;
+}
+
+// Compares autocast and fp32 outputs of the model on one validation batch (Ultralytics' check_amp idea).
+void ampCheck(TrainSession& s) {
+  s.autocast = false;
+  s.amp_note = "off (amp=false)";
+  if (!s.args.amp) return;
+  s.phase(TrainPhase::AmpCheck, "comparing mixed-precision and fp32 outputs");
+  const bool cuda = s.device.is_cuda();
+  std::string want = s.args.amp_dtype;
+  if (want == "auto") want = cuda ? "fp16" : "bf16";
+  const at::ScalarType dtype = want == "fp16" ? at::kHalf : at::kBFloat16;
+  if (!cuda && dtype == at::kHalf) {
+    s.amp_note = "off (fp16 autocast needs CUDA; use amp_dtype=bf16 on CPU)";
+    s.log("AMP: " + s.amp_note);
+    return;
+  }
+  s.val_loader->startEpoch(0);
+  Batch b;
+  if (!s.val_loader->next(b)) return;
+  torch::NoGradGuard no_grad;
+  s.model->eval();
+  at::Tensor x = b.images.narrow(0, 0, 1).to(s.device).to(at::kFloat).div_(255.0);
+  at::Tensor ref = s.model->predict(x);
+  compat::setAutocast(s.device.type(), true, dtype);
+  at::Tensor low;
+  try {
+    low = s.model->predict(x).to(at::kFloat);
+  } catch (...) {
+    compat::setAutocast(s.device.type(), false, dtype);
+    s.model->train();
+    s.amp_note = "off (autocast failed: " + describeCurrentException() + ")";
+    s.log("AMP check: " + s.amp_note + "; training in fp32");
+    return;
+  }
+  compat::setAutocast(s.device.type(), false, dtype);
+  at::autocast::clear_cache();
+  s.model->train();
+  // Boxes are in pixels and scores in [0, 1]: compare each part relative to its own range.
+  const int64_t nb = 4;
+  const double box_err = (low.narrow(1, 0, nb) - ref.narrow(1, 0, nb)).abs().max().item<double>() /
+                         std::max(1.0, ref.narrow(1, 0, nb).abs().max().item<double>());
+  const double cls_err = (low.narrow(1, nb, ref.size(1) - nb) - ref.narrow(1, nb, ref.size(1) - nb)).abs().max().item<double>();
+  std::ostringstream os;
+  os.precision(3);
+  os << "box error " << box_err << " of range, score error " << cls_err;
+  if (!std::isfinite(box_err) || !std::isfinite(cls_err) || box_err > 0.05 || cls_err > 0.05) {
+    s.amp_note = "off (" + want + " outputs disagree with fp32: " + os.str() + ")";
+    s.log("AMP check failed: " + s.amp_note + "; training in fp32");
+    return;
+  }
+  s.autocast = true;
+  s.amp_dtype = dtype;
+  s.amp_note = want;
+  s.log("AMP check passed (" + want + ": " + os.str() + ")");
+}
+
+}  // namespace
+
+void setupSession(TrainSession& s, const SafetensorsFile* resume) {
+  TrainArgs& a = s.args;
+  s.phase(TrainPhase::Scanning, "scanning " + a.data);
+  if (a.data.empty()) fail("data= is required (a data.yaml; `ywb dataset synth out=DIR` makes one)");
+  const DataConfig cfg = loadDataConfig(a.data);
+  s.names = cfg.names;
+  s.train_split = scan(s, cfg, "train");
+  s.val_split = scan(s, cfg, "val");
+  s.nc = a.single_cls ? 1 : int(s.names.size());
+  if (a.single_cls) s.names = {"object"};
+
+  s.phase(TrainPhase::Building, "building " + a.model);
+  s.device = pickDevice(a.device);
+  const int threads = configureTorchThreads(a.threads);
+  s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
+  at::manual_seed(uint64_t(a.seed));
+  s.model = model::buildModel(a.model, s.nc);
+  if (!a.pretrained.empty() && !resume) {
+    const SafetensorsFile w = readSafetensors(a.pretrained);
+    NamedTensors tensors = w.tensors;
+    if (w.metadata.count("format") && w.metadata.at("format") == "ywb-checkpoint/1") {
+      NamedTensors ema;
+      for (const auto& [n, t] : w.tensors) {
+        if (n.rfind("ema.", 0) == 0) ema.emplace_back(n.substr(4), t);
+      }
+      tensors = ema;
+    }
+    const StateDictReport rep = loadStateDict(*s.model, tensors, /*strict=*/false);
+    s.log("pretrained " + a.pretrained + ": " + rep.summary());
+  }
+  s.ema_model = model::buildModel(a.model, s.nc);
+  s.model->to(s.device);
+  s.ema_model->to(s.device);
+  s.model->train();
+  s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
+  s.loss = std::make_unique<loss::DetectionLoss>(s.model, loss::LossGains{a.box, a.cls, a.dfl});
+
+  LoaderOptions lo;
+  lo.imgsz = a.imgsz;
+  lo.batch = a.batch;
+  lo.workers = a.workers;
+  lo.augment = true;
+  lo.shuffle = true;
+  lo.seed = uint64_t(a.seed);
+  lo.pin_memory = s.device.is_cuda();
+  lo.cache_ram = a.cache;
+  lo.hyp = augmentFrom(a);
+  s.train_loader = std::make_unique<DataLoader>(s.train_split, lo);
+  if (!s.train_loader->cacheNote().empty()) s.log(s.train_loader->cacheNote());
+  LoaderOptions vo = lo;
+  vo.augment = false;
+  vo.rect = true;
+  vo.shuffle = false;
+  vo.batch = a.batch * 2;  // no gradients: twice the batch fits (Ultralytics does the same)
+  vo.hyp = AugmentParams::none();
+  s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
+
+  const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
+  s.epochs = a.epochs;
+  s.accumulate = std::max(int(roundHalfEven(double(a.nbs) / a.batch)), 1);
+  const double decay = a.weight_decay * a.batch * s.accumulate / a.nbs;
+  const int64_t iterations =
+      int64_t(std::ceil(double(s.train_loader->size()) / std::max(a.batch, a.nbs))) * int64_t(s.epochs);
+  s.optim_choice = chooseOptimizer(a.optimizer, a.lr0, a.momentum, s.nc, iterations);
+  s.warmup_bias_lr = s.optim_choice.auto_chosen ? 0.0 : a.warmup_bias_lr;
+  s.initial_lr = s.optim_choice.lr;
+  const ParamGroups groups = splitParamGroups(*s.model);
+  s.optimizer = makeOptimizer(groups, s.optim_choice, decay);
+  std::ostringstream os;
+  os << "optimizer: " << s.optim_choice.name << (s.optim_choice.auto_chosen ? " (auto)" : "") << "(lr=" << s.initial_lr
+     << ", momentum=" << s.optim_choice.momentum << ") with parameter groups " << groups.bn_weights.size()
+     << " weight(decay=0.0), " << groups.weights.size() << " weight(decay=" << decay << "), " << groups.biases.size()
+     << " bias(decay=0.0); accumulate " << s.accumulate << " batches (nbs " << a.nbs << ")";
+  s.log(os.str());
+  s.warmup_iters = warmupIterations(a.warmup_epochs, nb);
+  s.scaler = std::make_unique<GradScaler>(false);
+
+  if (resume) {
+    const auto& m = resume->metadata;
+    // Also restores gradients still being accumulated at the epoch boundary (bit-exact continuation).
+    restoreCheckpoint(*resume, {s.model.ptr().get(), s.ema_model.ptr().get(), s.optimizer.get(), true, {}});
+    s.ema->setUpdates(std::stoll(m.at("ema_updates")));
+    s.start_epoch = std::stoi(m.at("epoch"));
+    s.epochs = std::stoi(m.at("epochs"));
+    s.best_fitness = std::stod(m.at("best_fitness"));
+    s.best_epoch = std::stoi(m.at("best_epoch"));
+    s.last_opt_step = std::stoll(m.at("last_opt_step"));
+    s.elapsed_before = std::stod(m.at("elapsed"));
+    s.images_trained = std::stoll(m.at("images_trained"));
+    s.train_seconds = std::stod(m.at("train_seconds"));
+    s.scaler_restore_scale = std::stod(m.at("scaler_scale"));
+    s.scaler_restore_growth = std::stoll(m.at("scaler_growth"));
+    s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
+          std::to_string(s.epochs));
+  }
+  ampCheck(s);
+  s.scaler = std::make_unique<GradScaler>(s.autocast && s.amp_dtype == at::kHalf);
+  if (resume) s.scaler->restore(s.scaler_restore_scale, s.scaler_restore_growth);
+}
+
+}  // namespace ywb

@@ -1,0 +1,222 @@
+#include "ywb/trainer.h"
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "train/checkpoint.h"
+#include "train/lr_schedule.h"
+#include "train/run_dir.h"
+#include "train/train_session.h"
+#include "train/validator.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+
+const char* trainPhaseName(TrainPhase p) {
+  switch (p) {
+    case TrainPhase::Scanning: return "scanning data";
+    case TrainPhase::Building: return "building model";
+    case TrainPhase::AmpCheck: return "AMP check";
+    case TrainPhase::Warmup: return "warmup";
+    case TrainPhase::Training: return "training";
+    case TrainPhase::CloseMosaic: return "close mosaic";
+    case TrainPhase::Validating: return "validating";
+    case TrainPhase::Saving: return "saving";
+    case TrainPhase::Finished: return "finished";
+    case TrainPhase::Stopped: return "stopped";
+    case TrainPhase::Failed: return "failed";
+  }
+  return "?";
+}
+
+std::string resolveResumeCheckpoint(const std::string& path) {
+  if (fs::is_directory(path)) {
+    const fs::path last = fs::path(path) / "weights" / "last.safetensors";
+    if (!fs::exists(last)) fail("resume=", path, ": no weights/last.safetensors in that run folder");
+    return last.string();
+  }
+  if (!fs::exists(path)) fail("resume=", path, ": no such run folder or checkpoint");
+  return path;
+}
+
+struct Trainer::Impl {
+  TrainArgs args;
+  TrainObserver* observer = nullptr;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> pause{false};
+};
+
+Trainer::Trainer(TrainArgs args) : impl_(std::make_unique<Impl>()) { impl_->args = std::move(args); }
+Trainer::~Trainer() = default;
+void Trainer::setObserver(TrainObserver* o) { impl_->observer = o; }
+void Trainer::requestStop() { impl_->stop = true; }
+void Trainer::setPaused(bool p) { impl_->pause = p; }
+bool Trainer::paused() const { return impl_->pause; }
+const TrainArgs& Trainer::args() const { return impl_->args; }
+
+namespace {
+
+EpochMetrics validateEpoch(TrainSession& s, int epoch) {
+  EpochMetrics em;
+  em.epoch = epoch;
+  em.epochs = s.epochs;
+  s.phase(TrainPhase::Validating, "epoch " + std::to_string(epoch + 1) + " (EMA weights)");
+  ValidatorOptions vo;
+  vo.conf = s.args.conf;
+  vo.iou = s.args.iou;
+  vo.max_det = s.args.max_det;
+  const ValidationResult v =
+      runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); });
+  em.validated = true;
+  em.val_box = v.box;
+  em.val_cls = v.cls;
+  em.val_dfl = v.dfl;
+  em.precision = v.metrics.precision;
+  em.recall = v.metrics.recall;
+  em.map50 = v.metrics.map50;
+  em.map = v.metrics.map;
+  em.fitness = v.metrics.map;  // fitness = COCO mAP50-95
+  for (const auto& c : v.metrics.per_class) {
+    ClassResult r;
+    r.name = c.cls < int(s.names.size()) ? s.names[size_t(c.cls)] : std::to_string(c.cls);
+    r.instances = c.num_gt;
+    r.precision = c.precision;
+    r.recall = c.recall;
+    r.ap50 = c.ap50;
+    r.ap = c.ap;
+    em.classes.push_back(r);
+  }
+  s.log(metricsSummaryLine(v.metrics));
+  return em;
+}
+
+std::string metricsJson(const EpochMetrics& m) {
+  return nlohmann::json{{"epoch", m.epoch + 1},        {"precision", m.precision}, {"recall", m.recall},
+                        {"mAP50", m.map50},            {"mAP50-95", m.map},        {"fitness", m.fitness},
+                        {"val_box", m.val_box},        {"val_cls", m.val_cls},     {"val_dfl", m.val_dfl},
+                        {"metric_kind", "COCO-exact"}}
+      .dump();
+}
+
+}  // namespace
+
+TrainSummary Trainer::run() {
+  TrainSession s;
+  s.args = impl_->args;
+  s.observer = impl_->observer;
+  s.stop = &impl_->stop;
+  s.pause = &impl_->pause;
+  try {
+    std::optional<SafetensorsFile> resume;
+    if (!s.args.resume.empty()) {
+      const std::string ckpt = resolveResumeCheckpoint(s.args.resume);
+      resume = readCheckpoint(ckpt);
+      TrainArgs from;
+      loadTrainArgsYamlText(resume->metadata.at("args"), ckpt + " (args)", from);
+      from.resume = s.args.resume;
+      s.args = from;
+      s.run_dir = resume->metadata.at("run_dir");
+    }
+    s.args.validate();
+    if (!resume) {
+      s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
+      writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
+    }
+    s.log("run folder " + s.run_dir);
+    setupSession(s, resume ? &*resume : nullptr);
+    const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
+    if (resume) truncateResults(csv, s.start_epoch);
+
+    TrainSummary sum;
+    sum.run_dir = s.run_dir;
+    sum.amp = s.amp_note;
+    const double budget_s = s.args.time * 3600.0;
+    for (int epoch = s.start_epoch; epoch < s.epochs; ++epoch) {
+      if (!s.mosaic_closed && s.args.close_mosaic > 0 && epoch >= s.epochs - s.args.close_mosaic) {
+        s.mosaic_closed = true;
+        s.train_loader->setMosaic(false);
+        s.phase(TrainPhase::CloseMosaic, "Mosaic and MixUp off for the last " + std::to_string(s.args.close_mosaic) +
+                                             " epochs");
+        s.log("closing Mosaic and MixUp for the final epochs");
+      }
+      double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
+      const bool complete = trainEpoch(s, epoch, tloss, lr);
+      if (!complete) {
+        // Stopped mid-epoch: keep the weights of this partial epoch; a resume repeats the epoch.
+        saveCheckpoints(s, epoch, false, "{}");
+        sum.stopped = true;
+        sum.stop_reason = "stopped by the user during epoch " + std::to_string(epoch + 1);
+        break;
+      }
+      // LambdaLR step: the next epoch's learning rate.
+      for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
+        setGroupLr(*s.optimizer, j, s.initial_lr * lrFactor(epoch + 1, s.epochs, s.args.lrf, s.args.cos_lr));
+      }
+      const bool final_epoch = epoch + 1 == s.epochs;
+      EpochMetrics em;
+      em.epoch = epoch;
+      em.epochs = s.epochs;
+      if (s.args.val || final_epoch) em = validateEpoch(s, epoch);
+      em.train_box = tloss[0];
+      em.train_cls = tloss[1];
+      em.train_dfl = tloss[2];
+      for (int k = 0; k < 3; ++k) em.lr[k] = lr[k];
+      em.time_s = s.elapsed();
+      em.best = em.validated && (s.best_epoch < 0 || em.fitness > s.best_fitness);
+      if (em.best) {
+        s.best_fitness = em.fitness;
+        s.best_epoch = epoch;
+        sum.best_metrics = em;
+      }
+      ResultsRow row{epoch + 1, em.time_s, tloss[0], tloss[1], tloss[2], em.precision, em.recall, em.map50, em.map,
+                     em.val_box, em.val_cls, em.val_dfl, lr[0], lr[1], lr[2]};
+      appendResultsRow(csv, row);
+      // Time budget: re-plan the number of epochs from the measured epoch time (Ultralytics' rule).
+      if (budget_s > 0) {
+        const double per_epoch = s.elapsed() / double(epoch + 1);
+        s.epochs = std::max(epoch + 1, std::min(s.args.epochs * 1000, int(std::ceil(budget_s / per_epoch))));
+      }
+      saveCheckpoints(s, epoch + 1, em.best, metricsJson(em));
+      if (s.observer) s.observer->onEpoch(em);
+      sum.epochs_completed = epoch + 1;
+      if (s.stop->load()) {
+        sum.stopped = true;
+        sum.stop_reason = "stopped by the user after epoch " + std::to_string(epoch + 1);
+        break;
+      }
+      if (s.args.patience > 0 && s.best_epoch >= 0 && epoch - s.best_epoch >= s.args.patience) {
+        sum.early_stopped = true;
+        sum.stop_reason = "no improvement for " + std::to_string(s.args.patience) + " epochs (patience); best epoch " +
+                          std::to_string(s.best_epoch + 1);
+        s.log("early stopping: " + sum.stop_reason);
+        break;
+      }
+      if (budget_s > 0 && s.elapsed() >= budget_s) {
+        sum.stop_reason = "time budget of " + std::to_string(s.args.time) + " h reached";
+        s.log(sum.stop_reason);
+        break;
+      }
+    }
+    if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;
+    sum.last = (fs::path(s.run_dir) / "weights" / "last.safetensors").string();
+    const fs::path best = fs::path(s.run_dir) / "weights" / "best.safetensors";
+    sum.best = fs::exists(best) ? best.string() : "";
+    sum.best_epoch = s.best_epoch;
+    sum.best_fitness = s.best_fitness;
+    sum.seconds = s.elapsed();
+    sum.images_per_s = s.train_seconds > 0 ? double(s.images_trained) / s.train_seconds : 0;
+    s.phase(sum.stopped ? TrainPhase::Stopped : TrainPhase::Finished, sum.stop_reason);
+    if (s.observer) s.observer->onFinished(sum);
+    return sum;
+  } catch (...) {
+    const std::string why = describeCurrentException();
+    s.phase(TrainPhase::Failed, why);
+    throw Error(why);
+  }
+}
+
+}  // namespace ywb

@@ -1,0 +1,131 @@
+#include "train/validator.h"
+
+#include <torch/autograd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "eval/nms.h"
+
+namespace ywb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2) {
+  auto fx = [&](float x) { return std::clamp(float((x - m.pad_x) / m.ratio_w), 0.0f, float(m.orig_w)); };
+  auto fy = [&](float y) { return std::clamp(float((y - m.pad_y) / m.ratio_h), 0.0f, float(m.orig_h)); };
+  x1 = fx(x1);
+  x2 = fx(x2);
+  y1 = fy(y1);
+  y2 = fy(y2);
+}
+
+ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader, const loss::DetectionLoss* loss,
+                               int num_classes, const ValidatorOptions& opt, const at::Device& device,
+                               const std::function<bool()>& should_stop) {
+  ValidationResult res;
+  DetectionMetrics metrics(num_classes);
+  const bool was_training = model.is_training();
+  model.eval();
+  torch::NoGradGuard no_grad;
+  at::Tensor loss_sum = at::zeros({3}, at::TensorOptions().device(device));
+  int64_t batches = 0;
+  double t_pre = 0, t_inf = 0, t_nms = 0, t_met = 0;
+  loader.startEpoch(0);
+  Batch batch;
+  while (loader.next(batch)) {
+    if (should_stop && should_stop()) break;
+    auto t0 = Clock::now();
+    at::Tensor x = batch.images.to(device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
+    at::Tensor targets = batch.targets.to(device);
+    t_pre += since(t0);
+    t0 = Clock::now();
+    std::vector<at::Tensor> feats = model.forward(x);
+    for (auto& f : feats) f = f.to(at::kFloat);
+    at::Tensor pred = model.detect()->decode(feats);
+    if (loss) loss_sum += (*loss)(feats, targets).items.to(device);
+    t_inf += since(t0);
+    t0 = Clock::now();
+    std::vector<at::Tensor> dets = nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic);
+    t_nms += since(t0);
+    t0 = Clock::now();
+    const int64_t n = x.size(0);
+    const float W = float(x.size(3)), H = float(x.size(2));
+    at::Tensor tg = batch.targets.contiguous();
+    auto ta = tg.accessor<float, 2>();
+    for (int64_t i = 0; i < n; ++i) {
+      const ImageMeta& meta = batch.meta[size_t(i)];
+      std::vector<GtBox> gt;
+      for (int64_t r = 0; r < tg.size(0); ++r) {
+        if (int64_t(ta[r][0]) != i) continue;
+        GtBox g;
+        g.cls = int(ta[r][1]);
+        g.x1 = (ta[r][2] - ta[r][4] / 2) * W;
+        g.x2 = (ta[r][2] + ta[r][4] / 2) * W;
+        g.y1 = (ta[r][3] - ta[r][5] / 2) * H;
+        g.y2 = (ta[r][3] + ta[r][5] / 2) * H;
+        unletterbox(meta, g.x1, g.y1, g.x2, g.y2);
+        gt.push_back(g);
+      }
+      at::Tensor d = dets[size_t(i)].to(at::kCPU).contiguous();
+      std::vector<DetBox> boxes;
+      auto da = d.accessor<float, 2>();
+      for (int64_t k = 0; k < d.size(0); ++k) {
+        DetBox b{da[k][0], da[k][1], da[k][2], da[k][3], da[k][4], int(da[k][5])};
+        unletterbox(meta, b.x1, b.y1, b.x2, b.y2);
+        boxes.push_back(b);
+      }
+      if (opt.keep_detections) {
+        res.detections.push_back({batch.paths[size_t(i)], meta.orig_w, meta.orig_h, boxes, gt});
+      }
+      metrics.addImage(gt, boxes);
+    }
+    t_met += since(t0);
+    ++batches;
+    res.images += n;
+  }
+  const auto t0 = Clock::now();
+  res.metrics = metrics.compute();
+  t_met += since(t0);
+  if (batches > 0 && loss) {
+    at::Tensor mean = (loss_sum / double(batches)).to(at::kCPU);
+    res.box = mean[0].item<double>();
+    res.cls = mean[1].item<double>();
+    res.dfl = mean[2].item<double>();
+  }
+  if (res.images > 0) {
+    const double k = 1000.0 / double(res.images);
+    res.ms_preprocess = t_pre * k;
+    res.ms_inference = t_inf * k;
+    res.ms_nms = t_nms * k;
+    res.ms_metrics = t_met * k;
+  }
+  if (was_training) model.train();
+  return res;
+}
+
+std::string detectionsToCocoJson(const std::vector<ImageDetections>& detections) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& img : detections) {
+    const std::string stem = std::filesystem::path(img.path).stem().string();
+    nlohmann::json id = stem;
+    if (!stem.empty() && std::all_of(stem.begin(), stem.end(), ::isdigit)) id = std::stoll(stem);
+    for (const auto& b : img.boxes) {
+      const auto r3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+      out.push_back({{"image_id", id},
+                     {"category_id", b.cls},
+                     {"bbox", {r3(b.x1), r3(b.y1), r3(b.x2 - b.x1), r3(b.y2 - b.y1)}},
+                     {"score", std::round(b.score * 1e5) / 1e5}});
+    }
+  }
+  return out.dump();
+}
+
+}  // namespace ywb

@@ -1,0 +1,56 @@
+// A validation pass: letterboxed rectangular batches through the model, validation losses, NMS, and
+// COCO-exact metrics in original-image pixels. Used after every epoch and by `ywb val`.
+// Thread rules: runs on the calling thread (the trainer thread); the model must not be used elsewhere.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/loader.h"
+#include "loss/detection_loss.h"
+#include "model/detection_model.h"
+#include "ywb/metrics.h"
+
+namespace ywb {
+
+struct ValidatorOptions {
+  double conf = 0.001;  ///< Ultralytics' validation defaults
+  double iou = 0.7;
+  int max_det = 300;
+  bool agnostic = false;
+  bool autocast = false;  ///< run the model under autocast (dtype set by the caller's autocast state)
+  bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
+};
+
+/// Detections of one image in original-image pixels.
+struct ImageDetections {
+  std::string path;
+  int width = 0, height = 0;
+  std::vector<DetBox> boxes;
+  std::vector<GtBox> truth;
+};
+
+struct ValidationResult {
+  DetectionResults metrics;
+  double box = 0, cls = 0, dfl = 0;  ///< mean validation losses per batch (0 without a loss)
+  double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
+  int64_t images = 0;
+  std::vector<ImageDetections> detections;  ///< when keep_detections
+};
+
+/// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
+/// `loss` may be null (no validation losses). `should_stop` is polled between batches.
+ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader, const loss::DetectionLoss* loss,
+                               int num_classes, const ValidatorOptions& options, const at::Device& device,
+                               const std::function<bool()>& should_stop = {});
+
+/// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.
+void unletterbox(const ImageMeta& meta, float& x1, float& y1, float& x2, float& y2);
+
+/// Writes detections in COCO results format (image_id = numeric file stem when numeric, else the stem;
+/// category_id = class index; bbox = [x, y, w, h] in original pixels).
+std::string detectionsToCocoJson(const std::vector<ImageDetections>& detections);
+
+}  // namespace ywb

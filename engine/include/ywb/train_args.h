@@ -1,0 +1,109 @@
+// Every training argument, with its Ultralytics name, default, valid range, group and help text, defined
+// once (the X-macro below) and used by the trainer, the CLI, args.yaml and the GUI's hyperparameter editor.
+// Thread rules: TrainArgs is a plain value type; the spec table is immutable.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+// X(type, name, default, group, min, max, help)   (min/max ignored for bool and string)
+#define YWB_TRAIN_ARGS(X)                                                                                    \
+  X(std::string, data, "", "data", 0, 0, "Path to the dataset's data.yaml")                                  \
+  X(double, fraction, 1.0, "data", 0.01, 1.0, "Fraction of the training set to use")                         \
+  X(bool, single_cls, false, "data", 0, 0, "Train as one class (all labels become class 0)")                 \
+  X(bool, cache, false, "data", 0, 0, "Cache decoded, resized images in RAM (checked against free memory)")  \
+  X(std::string, model, "yolov8n.yaml", "model", 0, 0, "Model YAML (yolov8n/s/m/l/x.yaml or a path)")        \
+  X(std::string, pretrained, "", "model", 0, 0,                                                              \
+    "safetensors weights to start from (transfer by name/shape)")                                            \
+  X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
+  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or auto (Ultralytics' rule)")             \
+  X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \
+  X(double, lrf, 0.01, "optimizer", 0.0, 1.0, "Final learning rate as a fraction of lr0")                    \
+  X(double, momentum, 0.937, "optimizer", 0.0, 1.0, "SGD momentum / Adam beta1")                             \
+  X(double, weight_decay, 0.0005, "optimizer", 0.0, 0.1,                                                     \
+    "Weight decay (scaled by batch x accumulate / nbs)")                                                     \
+  X(int, nbs, 64, "optimizer", 1, 1024, "Nominal batch size: gradients accumulate up to it")                 \
+  X(int, epochs, 100, "schedule", 1, 100000, "Number of training epochs")                                    \
+  X(double, time, 0.0, "schedule", 0.0, 10000.0,                                                             \
+    "Training time budget in hours (overrides epochs; 0 = off)")                                             \
+  X(int, patience, 100, "schedule", 0, 100000, "Stop after this many epochs without improvement (0 = off)")  \
+  X(double, warmup_epochs, 3.0, "schedule", 0.0, 100.0, "Warmup length in epochs (at least 100 iterations)") \
+  X(double, warmup_momentum, 0.8, "schedule", 0.0, 1.0, "Momentum at the start of warmup")                   \
+  X(double, warmup_bias_lr, 0.1, "schedule", 0.0, 1.0, "Bias learning rate at the start of warmup")          \
+  X(bool, cos_lr, false, "schedule", 0, 0, "Cosine instead of linear learning-rate decay")                   \
+  X(int, close_mosaic, 10, "schedule", 0, 100000, "Turn Mosaic and MixUp off for the last N epochs")         \
+  X(double, box, 7.5, "loss", 0.0, 100.0, "Box (CIoU) loss gain")                                            \
+  X(double, cls, 0.5, "loss", 0.0, 100.0, "Classification (BCE) loss gain")                                  \
+  X(double, dfl, 1.5, "loss", 0.0, 100.0, "Distribution focal loss gain")                                    \
+  X(double, hsv_h, 0.015, "augmentation", 0.0, 1.0, "Hue jitter (fraction)")                                 \
+  X(double, hsv_s, 0.7, "augmentation", 0.0, 1.0, "Saturation jitter (fraction)")                            \
+  X(double, hsv_v, 0.4, "augmentation", 0.0, 1.0, "Value (brightness) jitter (fraction)")                    \
+  X(double, degrees, 0.0, "augmentation", 0.0, 180.0, "Rotation range (+/- degrees)")                        \
+  X(double, translate, 0.1, "augmentation", 0.0, 0.9, "Translation range (+/- fraction)")                    \
+  X(double, scale, 0.5, "augmentation", 0.0, 0.95, "Scale range (+/- gain)")                                 \
+  X(double, shear, 0.0, "augmentation", 0.0, 90.0, "Shear range (+/- degrees)")                              \
+  X(double, perspective, 0.0, "augmentation", 0.0, 0.001, "Perspective range (+/- fraction)")                \
+  X(double, flipud, 0.0, "augmentation", 0.0, 1.0, "Vertical flip probability")                              \
+  X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")                            \
+  X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                                   \
+  X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")                                       \
+  X(int, batch, 16, "hardware", 1, 4096, "Batch size (global across ranks)")                                 \
+  X(std::string, device, "", "hardware", 0, 0, "cpu, 0, or 0,1,2,3 (empty: first GPU if any, else cpu)")     \
+  X(int, workers, 8, "hardware", 0, 256, "Data loader worker threads")                                       \
+  X(bool, amp, true, "hardware", 0, 0, "Mixed precision (fp16 on CUDA, bf16 on CPU) after a sanity check")   \
+  X(std::string, amp_dtype, "auto", "hardware", 0, 0, "auto, fp16 or bf16")                                  \
+  X(int, world, 1, "hardware", 1, 1024, "CPU ranks for device=cpu distributed runs (Gloo)")                  \
+  X(bool, sync_bn, false, "hardware", 0, 0, "SyncBatchNorm across ranks")                                    \
+  X(double, dist_timeout, 600.0, "hardware", 1.0, 86400.0, "Collective timeout in seconds")                  \
+  X(int, threads, 0, "hardware", 0, 1024, "LibTorch intra-op threads (0 = all available CPUs)")              \
+  X(std::string, project, "runs/detect", "run", 0, 0, "Folder holding the runs")                             \
+  X(std::string, name, "train", "run", 0, 0, "Run name (auto-incremented: train, train2, ...)")              \
+  X(bool, exist_ok, false, "run", 0, 0, "Reuse the run folder if it exists")                                 \
+  X(int, seed, 0, "run", 0, 2147483647, "Random seed (data order, augmentation, initialisation)")            \
+  X(bool, deterministic, true, "run", 0, 0, "Deterministic algorithms where available")                      \
+  X(int, save_period, -1, "run", -1, 100000, "Save a checkpoint every N epochs (-1 = only last and best)")   \
+  X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \
+  X(double, conf, 0.001, "validation", 0.0, 1.0, "Validation confidence threshold")                          \
+  X(double, iou, 0.7, "validation", 0.0, 1.0, "Validation NMS IoU threshold")                                \
+  X(int, max_det, 300, "validation", 1, 10000, "Maximum detections per image")
+
+namespace ywb {
+
+/// All training arguments as typed fields, initialised to Ultralytics' defaults.
+struct TrainArgs {
+#define YWB_ARG_FIELD(T_, N_, D_, G_, LO_, HI_, H_) T_ N_ = D_;
+  YWB_TRAIN_ARGS(YWB_ARG_FIELD)
+#undef YWB_ARG_FIELD
+
+  /// Sets one argument from text (as on the command line or in YAML). Throws ywb::Error with the key, the
+  /// value, and the valid type/range. Returns false for an unknown key.
+  bool set(const std::string& key, const std::string& value);
+  /// The argument as text (YAML scalar form); throws for an unknown key.
+  std::string get(const std::string& key) const;
+  /// Checks cross-argument rules (choices, multiples) and throws ywb::Error describing the first violation.
+  void validate() const;
+};
+
+enum class ArgType { Int, Double, Bool, String };
+
+/// Description of one argument for editors and help.
+struct ArgSpec {
+  std::string name, group, help, default_text;
+  ArgType type = ArgType::String;
+  double min = 0, max = 0;           ///< valid range for Int and Double
+  std::vector<std::string> choices;  ///< allowed values for some String arguments (empty = free text)
+};
+
+/// Every argument, in declaration (group) order.
+const std::vector<ArgSpec>& trainArgSpecs();
+
+/// Loads an Ultralytics-style YAML of arguments over `args`. Unknown keys (e.g. `task`, `mode`, `copy_paste`)
+/// are not errors: they are returned so callers can warn. Throws ywb::Error for unreadable/broken YAML or
+/// invalid values (naming the file, key and line).
+std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args);
+/// The full resolved configuration as YAML (what args.yaml holds), in spec order.
+std::string trainArgsToYaml(const TrainArgs& args);
+/// Arguments that differ from the defaults, name -> value text.
+std::map<std::string, std::string> changedTrainArgs(const TrainArgs& args);
+
+}  // namespace ywb

@@ -1,0 +1,220 @@
+#include "ywb/train_args.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace ywb {
+namespace {
+
+template <typename T>
+ArgType typeOf();
+template <>
+ArgType typeOf<int>() {
+  return ArgType::Int;
+}
+template <>
+ArgType typeOf<double>() {
+  return ArgType::Double;
+}
+template <>
+ArgType typeOf<bool>() {
+  return ArgType::Bool;
+}
+template <>
+ArgType typeOf<std::string>() {
+  return ArgType::String;
+}
+
+std::string toText(int v) {
+  return std::to_string(v);
+}
+std::string toText(bool v) {
+  return v ? "true" : "false";
+}
+std::string toText(const std::string& v) {
+  return v;
+}
+std::string toText(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+const char* typeName(ArgType t) {
+  switch (t) {
+    case ArgType::Int:
+      return "an integer";
+    case ArgType::Double:
+      return "a number";
+    case ArgType::Bool:
+      return "true or false";
+    default:
+      return "text";
+  }
+}
+
+// Parses `text` into `out`, enforcing [lo, hi] for numbers. Throws ywb::Error naming key=value.
+void parseInto(const std::string& key, const std::string& text, double lo, double hi, int& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') fail(key, "=", text, ": expected ", typeName(ArgType::Int));
+  if (v < lo || v > hi)
+    fail(key, "=", text, " is outside the valid range [", toText(lo), ", ", toText(hi), "]");
+  out = int(v);
+}
+void parseInto(const std::string& key, const std::string& text, double lo, double hi, double& out) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) fail(key, "=", text, ": expected a finite number");
+  if (v < lo || v > hi)
+    fail(key, "=", text, " is outside the valid range [", toText(lo), ", ", toText(hi), "]");
+  out = v;
+}
+void parseInto(const std::string& key, const std::string& text, double, double, bool& out) {
+  std::string v;
+  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true" || v == "1" || v == "yes" || v == "on")
+    out = true;
+  else if (v == "false" || v == "0" || v == "no" || v == "off")
+    out = false;
+  else
+    fail(key, "=", text, ": expected true or false");
+}
+void parseInto(const std::string&, const std::string& text, double, double, std::string& out) {
+  out = text;
+}
+
+std::vector<std::string> choicesFor(const std::string& name) {
+  if (name == "optimizer") return {"auto", "SGD", "AdamW"};
+  if (name == "amp_dtype") return {"auto", "fp16", "bf16"};
+  return {};
+}
+
+}  // namespace
+
+bool TrainArgs::set(const std::string& key, const std::string& value) {
+#define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_) \
+  if (key == #N_) {                               \
+    parseInto(key, value, LO_, HI_, N_);          \
+    return true;                                  \
+  }
+  YWB_TRAIN_ARGS(YWB_ARG_SET)
+#undef YWB_ARG_SET
+  return false;
+}
+
+std::string TrainArgs::get(const std::string& key) const {
+#define YWB_ARG_GET(T_, N_, D_, G_, LO_, HI_, H_) \
+  if (key == #N_) return toText(N_);
+  YWB_TRAIN_ARGS(YWB_ARG_GET)
+#undef YWB_ARG_GET
+  fail("unknown training argument '", key, "'");
+}
+
+void TrainArgs::validate() const {
+  for (const auto& spec : trainArgSpecs()) {
+    if (spec.choices.empty()) continue;
+    const std::string v = get(spec.name);
+    bool ok = false;
+    for (const auto& c : spec.choices) ok = ok || c == v;
+    if (!ok) {
+      std::string list;
+      for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+      fail(spec.name, "=", v, ": expected one of ", list);
+    }
+  }
+  if (imgsz % 32 != 0)
+    fail("imgsz=", imgsz, " must be a multiple of the largest stride, 32 (try ", (imgsz + 31) / 32 * 32, ")");
+}
+
+const std::vector<ArgSpec>& trainArgSpecs() {
+  static const std::vector<ArgSpec> specs = [] {
+    std::vector<ArgSpec> v;
+#define YWB_ARG_SPEC(T_, N_, D_, G_, LO_, HI_, H_) \
+  {                                                \
+    ArgSpec s;                                     \
+    s.name = #N_;                                  \
+    s.group = G_;                                  \
+    s.help = H_;                                   \
+    s.type = typeOf<T_>();                         \
+    s.default_text = toText(T_(D_));               \
+    s.min = LO_;                                   \
+    s.max = HI_;                                   \
+    s.choices = choicesFor(#N_);                   \
+    v.push_back(s);                                \
+  }
+    YWB_TRAIN_ARGS(YWB_ARG_SPEC)
+#undef YWB_ARG_SPEC
+    return v;
+  }();
+  return specs;
+}
+
+std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    fail("cannot read '", path, "': no such file or not readable");
+  } catch (const YAML::Exception& e) {
+    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) fail(path, ": expected a mapping of argument: value");
+  std::vector<std::string> unknown;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& val = kv.second;
+    std::string text;
+    if (val.IsNull()) {
+      // Ultralytics writes `key: null` (e.g. `pretrained: null`): keep our default for known keys.
+      bool known = false;
+      for (const auto& spec : trainArgSpecs()) known = known || spec.name == key;
+      if (!known) unknown.push_back(key);
+      continue;
+    }
+    if (!val.IsScalar()) {
+      unknown.push_back(key);
+      continue;
+    }
+    text = val.Scalar();
+    try {
+      if (!args.set(key, text)) unknown.push_back(key);
+    } catch (const Error& e) {
+      fail(path, ":", kv.first.Mark().line + 1, ": ", e.what());
+    }
+  }
+  return unknown;
+}
+
+std::string trainArgsToYaml(const TrainArgs& args) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  for (const auto& spec : trainArgSpecs()) {
+    out << YAML::Key << spec.name << YAML::Value;
+    const std::string v = args.get(spec.name);
+    if (spec.type == ArgType::String)
+      out << YAML::DoubleQuoted << v;
+    else
+      out << v;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::map<std::string, std::string> changedTrainArgs(const TrainArgs& args) {
+  std::map<std::string, std::string> changed;
+  for (const auto& spec : trainArgSpecs()) {
+    const std::string v = args.get(spec.name);
+    if (v != spec.default_text) changed[spec.name] = v;
+  }
+  return changed;
+}
+
+}  // namespace ywb

@@ -1,0 +1,235 @@
+// Unit tests of the trainer's arithmetic: LR schedule and warmup, accumulation, parameter groups, the
+// `auto` optimizer rule, EMA, the loss scaler, run folders and results.csv, and training arguments.
+#include <torch/torch.h>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "train/grad_scaler.h"
+#include "train/lr_schedule.h"
+#include "train/model_ema.h"
+#include "train/optimizer_factory.h"
+#include "train/run_dir.h"
+#include "ywb/error.h"
+#include "ywb/train_args.h"
+
+namespace {
+
+// conv(no bias) -> BN -> conv(bias): the three Ultralytics parameter groups in miniature.
+std::shared_ptr<torch::nn::SequentialImpl> tinyNet() {
+  return std::make_shared<torch::nn::SequentialImpl>(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).bias(false)), torch::nn::BatchNorm2d(8),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 4, 1).bias(true)));
+}
+
+}  // namespace
+
+class TestTrainParts : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void lrFactorLinearAndCosine() {
+    // Linear: (1 - e/E)(1 - lrf) + lrf with E=100, lrf=0.01: e=0 -> 1, e=50 -> 0.5*0.99+0.01 = 0.505, e=100
+    // -> 0.01.
+    QCOMPARE(ywb::lrFactor(0, 100, 0.01, false), 1.0);
+    QVERIFY(std::abs(ywb::lrFactor(50, 100, 0.01, false) - 0.505) < 1e-12);
+    QVERIFY(std::abs(ywb::lrFactor(100, 100, 0.01, false) - 0.01) < 1e-12);
+    // Cosine: ((1 - cos(pi e/E))/2)(lrf - 1) + 1: e=25 -> (1 - 0.70710678)/2 * -0.99 + 1 = 0.85501786.
+    QVERIFY(std::abs(ywb::lrFactor(25, 100, 0.01, true) - 0.85501786) < 1e-8);
+    QVERIFY(std::abs(ywb::lrFactor(100, 100, 0.01, true) - 0.01) < 1e-12);
+  }
+
+  void warmupAndAccumulation() {
+    QCOMPARE(ywb::warmupIterations(3, 8), int64_t(100));  // 24 < the 100-iteration floor
+    QCOMPARE(ywb::warmupIterations(3, 1000), int64_t(3000));
+    QCOMPARE(ywb::warmupIterations(0, 1000), int64_t(-1));
+    // nbs 64, batch 16: accumulate ramps 1 -> 4 over warmup; interp(50; 0..100; 1..4) = 2.5 ->
+    // round-half-even 2.
+    QCOMPARE(ywb::accumulateSteps(64, 16, 0, 100), 1);
+    QCOMPARE(ywb::accumulateSteps(64, 16, 50, 100), 2);
+    QCOMPARE(ywb::accumulateSteps(64, 16, 100, 100), 4);
+    QCOMPARE(ywb::accumulateSteps(64, 16, 5000, 100), 4);
+    QCOMPARE(ywb::accumulateSteps(64, 24, 5000, 100), 3);   // round(2.667)
+    QCOMPARE(ywb::accumulateSteps(64, 128, 5000, 100), 1);  // never below 1
+    // Bias lr falls from warmup_bias_lr 0.1 to the target 0.01: halfway 0.055; weights rise 0 -> 0.01: 0.005.
+    QVERIFY(std::abs(ywb::warmupLr(0, 50, 100, 0.1, 0.01) - 0.055) < 1e-12);
+    QVERIFY(std::abs(ywb::warmupLr(1, 50, 100, 0.1, 0.01) - 0.005) < 1e-12);
+    QVERIFY(std::abs(ywb::warmupLr(2, 100, 100, 0.1, 0.01) - 0.01) < 1e-12);
+  }
+
+  void parameterGroupsAndOptimizer() {
+    auto net = tinyNet();
+    const ywb::ParamGroups g = ywb::splitParamGroups(*net);
+    // weights: conv0.weight, conv2.weight; BN weights: bn.weight; biases: bn.bias, conv2.bias (Ultralytics
+    // puts every parameter named "bias" in the no-decay bias group, BN biases included).
+    QCOMPARE(g.weight_names, (std::vector<std::string>{"0.weight", "2.weight"}));
+    QCOMPARE(g.bn_names, (std::vector<std::string>{"1.weight"}));
+    QCOMPARE(g.bias_names, (std::vector<std::string>{"1.bias", "2.bias"}));
+    auto opt = ywb::makeOptimizer(g, ywb::chooseOptimizer("SGD", 0.01, 0.937, 80, 100), 0.0005);
+    QCOMPARE(opt->param_groups().size(), size_t(3));
+    auto& o1 = static_cast<torch::optim::SGDOptions&>(opt->param_groups()[1].options());
+    auto& o0 = static_cast<torch::optim::SGDOptions&>(opt->param_groups()[0].options());
+    QCOMPARE(o1.weight_decay(), 0.0005);
+    QCOMPARE(o0.weight_decay(), 0.0);
+    QVERIFY(o1.nesterov());
+    ywb::setGroupLr(*opt, 2, 0.123);
+    QCOMPARE(ywb::groupLr(*opt, 2), 0.123);
+  }
+
+  void autoOptimizerRule() {
+    // <= 10,000 iterations: AdamW with lr = round(0.002 * 5 / (4 + nc), 6); nc 80 -> 0.01/84 = 0.000119.
+    auto c = ywb::chooseOptimizer("auto", 0.01, 0.937, 80, 5000);
+    QCOMPARE(c.name, std::string("AdamW"));
+    QCOMPARE(c.lr, 0.000119);
+    QCOMPARE(c.momentum, 0.9);
+    QVERIFY(c.auto_chosen);
+    c = ywb::chooseOptimizer("auto", 0.01, 0.937, 80, 20000);
+    QCOMPARE(c.name, std::string("SGD"));
+    QCOMPARE(c.lr, 0.01);
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::chooseOptimizer("Lion", 0.01, 0.9, 80, 1));
+  }
+
+  void emaArithmetic() {
+    auto model = tinyNet();
+    auto ema_model = tinyNet();
+    torch::NoGradGuard ng;
+    for (auto& p : model->parameters()) p.fill_(1.0);
+    ywb::ModelEma ema(ema_model, *model);
+    for (auto& p : ema_model->parameters()) QCOMPARE(p.min().item<float>(), 1.0f);  // starts as a copy
+    for (auto& p : model->parameters()) p.fill_(2.0);
+    // d1 = 0.9999 (1 - exp(-1/2000)); ema = d1 * 1 + (1 - d1) * 2 = 2 - d1.
+    const double d1 = 0.9999 * (1 - std::exp(-1.0 / 2000));
+    QVERIFY(std::abs(ema.nextDecay() - d1) < 1e-15);
+    ema.update(*model);
+    const double e1 = 2 - d1;
+    for (auto& p : ema_model->parameters()) QVERIFY(std::abs(p.max().item<float>() - e1) < 1e-6);
+    for (auto& p : model->parameters()) p.fill_(3.0);
+    const double d2 = 0.9999 * (1 - std::exp(-2.0 / 2000));
+    ema.update(*model);
+    const double e2 = d2 * e1 + (1 - d2) * 3;
+    for (auto& p : ema_model->parameters()) QVERIFY(std::abs(p.min().item<float>() - e2) < 1e-6);
+    QCOMPARE(ema.updates(), int64_t(2));
+    // BN running statistics (float buffers) follow the EMA too.
+    auto bn_mean = ema_model->named_buffers()["1.running_mean"];
+    QVERIFY(bn_mean.defined());
+  }
+
+  void scalerSkipsNonFiniteStepsAndAdapts() {
+    auto w = torch::ones({2}, torch::requires_grad());
+    torch::optim::SGD opt({w}, torch::optim::SGDOptions(1.0));
+    ywb::GradScaler scaler(true, 65536.0, 2.0, 0.5, /*growth_interval=*/2);
+    // Injected inf gradient: the step is skipped, weights untouched, the scale halves.
+    w.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity(), 1.0f});
+    QVERIFY(!scaler.step(opt));
+    scaler.update();
+    QCOMPARE(w[0].item<float>(), 1.0f);
+    QCOMPARE(scaler.currentScale(), 32768.0);
+    QCOMPARE(scaler.skippedSteps(), int64_t(1));
+    // Clean gradient of 0.5 * scale: unscaled to 0.5, SGD lr 1 moves w from 1 to 0.5.
+    w.mutable_grad() = torch::full({2}, 0.5f * 32768.0f);
+    QVERIFY(scaler.step(opt));
+    scaler.update();
+    QCOMPARE(w[1].item<float>(), 0.5f);
+    QCOMPARE(scaler.currentScale(), 32768.0);  // one clean step of the two needed to grow
+    w.mutable_grad() = torch::zeros({2});
+    QVERIFY(scaler.step(opt));
+    scaler.update();
+    QCOMPARE(scaler.currentScale(), 65536.0);  // two clean steps: doubled
+    // NaN is caught like inf.
+    w.mutable_grad() = torch::tensor({std::nanf(""), 0.0f});
+    QVERIFY(!scaler.step(opt));
+    scaler.update();
+    QCOMPARE(scaler.currentScale(), 32768.0);
+    // Disabled scaler: identity scale, always steps.
+    ywb::GradScaler off(false);
+    QCOMPARE(off.scale(torch::tensor(3.0f)).item<float>(), 3.0f);
+  }
+
+  void runFoldersAndResults() {
+    QTemporaryDir dir;
+    const std::string project = dir.path().toStdString();
+    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train");
+    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train2");
+    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train3");
+    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", true)), dir.path() + "/train");
+    QVERIFY(QFileInfo(dir.path() + "/train2/weights").isDir());
+    const std::string csv = project + "/results.csv";
+    for (int e = 1; e <= 3; ++e) {
+      ywb::ResultsRow r;
+      r.epoch = e;
+      r.map = 0.1 * e;
+      r.lr0 = 0.01;
+      ywb::appendResultsRow(csv, r);
+    }
+    auto rows = ywb::readResults(csv);
+    QCOMPARE(rows.size(), size_t(3));
+    QCOMPARE(rows[2].map, 0.3);
+    const std::string text = ywb::readFile(csv);
+    QVERIFY(text.rfind("epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),", 0) ==
+            0);
+    ywb::truncateResults(csv, 2);
+    QCOMPARE(ywb::readResults(csv).size(), size_t(2));
+    std::ofstream(csv, std::ios::app) << "3,1.0,oops\n";
+    try {
+      ywb::readResults(csv);
+      QFAIL("expected an error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("results.csv:4:"), e.what());
+    }
+  }
+
+  void trainArgs() {
+    ywb::TrainArgs a;
+    QCOMPARE(a.lr0, 0.01);
+    QCOMPARE(a.batch, 16);
+    QCOMPARE(a.close_mosaic, 10);
+    QVERIFY(a.set("epochs", "3"));
+    QCOMPARE(a.epochs, 3);
+    QVERIFY(!a.set("no_such_arg", "1"));
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.set("lr0", "fast"));
+    try {
+      a.set("mosaic", "1.5");
+      QFAIL("expected a range error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("mosaic=1.5 is outside the valid range [0, 1]"), e.what());
+    }
+    a.imgsz = 300;
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
+    a.imgsz = 320;
+    a.optimizer = "Adam";
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
+    a.optimizer = "SGD";
+    a.validate();
+    // YAML round trip, and an Ultralytics-style file with keys we do not use and nulls.
+    QTemporaryDir dir;
+    const std::string p = dir.path().toStdString() + "/args.yaml";
+    ywb::writeFileAtomic(p, ywb::trainArgsToYaml(a));
+    ywb::TrainArgs b;
+    QVERIFY(ywb::loadTrainArgsYaml(p, b).empty());
+    QCOMPARE(ywb::trainArgsToYaml(b), ywb::trainArgsToYaml(a));
+    QCOMPARE(ywb::changedTrainArgs(b).at("epochs"), std::string("3"));
+    ywb::writeFileAtomic(p, "task: detect\nmode: train\nlr0: 0.02\npretrained: null\ncopy_paste: 0.0\n");
+    ywb::TrainArgs c;
+    const auto unknown = ywb::loadTrainArgsYaml(p, c);
+    QCOMPARE(unknown, (std::vector<std::string>{"task", "mode", "copy_paste"}));
+    QCOMPARE(c.lr0, 0.02);
+    ywb::writeFileAtomic(p, "lr0: 0.02\nepochs: [1, 2\n");
+    try {
+      ywb::loadTrainArgsYaml(p, c);
+      QFAIL("expected a YAML error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("broken YAML"), e.what());
+    }
+    ywb::writeFileAtomic(p, "lr0: 0.02\nbatch: many\n");
+    try {
+      ywb::loadTrainArgsYaml(p, c);
+      QFAIL("expected a value error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("args.yaml:2: batch=many"), e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrainParts)
+#include "test_train_parts.moc"

@@ -1,0 +1,42 @@
+#include <iostream>
+
+#include "cli/verb_registry.h"
+#include "ywb/model_bench.h"
+
+namespace ywb::cli {
+namespace {
+
+int runBenchModel(const Args& a) {
+  a.requireKnown(
+      {"model", "nc", "imgsz", "batch", "device", "warmup", "iters", "threads", "loss", "amp", "seed"});
+  ModelBenchOptions o;
+  o.model = a.str("model", o.model);
+  o.nc = int(a.integer("nc", o.nc));
+  o.imgsz = int(a.integer("imgsz", o.imgsz));
+  o.batch = int(a.integer("batch", o.batch));
+  o.device = a.str("device", o.device);
+  o.warmup = int(a.integer("warmup", o.warmup));
+  o.iters = int(a.integer("iters", o.iters));
+  o.threads = int(a.integer("threads", o.threads));
+  o.loss = a.str("loss", o.loss);
+  o.amp = a.boolean("amp", o.amp);
+  o.seed = uint64_t(a.integer("seed", 0));
+  const ModelBenchResult r = benchModel(o);
+  std::cout << (a.json ? modelBenchJson(o, r) + "\n" : modelBenchText(o, r));
+  return 0;
+}
+
+const RegisterVerb reg{
+    {"bench model", "time forward, backward and optimizer step on synthetic input",
+     "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
+     "       [threads=0] [loss=yolo|mse] [amp=false] [nc=80] [seed=0] [--json]\n\n"
+     "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
+     "of each phase and images/s. SGD (lr 0.01, momentum 0.937, Nesterov, weight decay 5e-4).\n\n"
+     "  loss=mse     mean of squared head outputs instead of the YOLO loss, to compare the\n"
+     "               model alone with tests/bench/bench_model_torch.py\n"
+     "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
+     "  amp=BOOL     float16 autocast (CUDA only)",
+     runBenchModel}};
+
+}  // namespace
+}  // namespace ywb::cli

@@ -1,0 +1,53 @@
+#include "data/color_flip.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace ywb {
+
+cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
+  cv::Mat lut(1, 256, CV_8UC3);
+  auto* p = lut.ptr<cv::Vec3b>();
+  for (int x = 0; x < 256; ++x) {
+    // numpy: (x * g) % 180 then astype(uint8) truncates; clip(x * g, 0, 255).astype(uint8) likewise.
+    double h = std::fmod(x * gain_h, 180.0);
+    if (h < 0) h += 180.0;
+    p[x][0] = uint8_t(int(h));
+    p[x][1] = uint8_t(int(std::clamp(x * gain_s, 0.0, 255.0)));
+    p[x][2] = uint8_t(int(std::clamp(x * gain_v, 0.0, 255.0)));
+  }
+  return lut;
+}
+
+bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb) {
+  if (hyp.hsv_h == 0 && hyp.hsv_s == 0 && hyp.hsv_v == 0) return false;
+  const double gh = rng.uniform(-1, 1) * hyp.hsv_h + 1;
+  const double gs = rng.uniform(-1, 1) * hyp.hsv_s + 1;
+  const double gv = rng.uniform(-1, 1) * hyp.hsv_v + 1;
+  cv::Mat hsv;
+  cv::cvtColor(img, hsv, cv::COLOR_BGR2HSV);
+  cv::LUT(hsv, hsvLut(gh, gs, gv), hsv);
+  cv::cvtColor(hsv, img, to_rgb ? cv::COLOR_HSV2RGB : cv::COLOR_HSV2BGR);
+  return true;
+}
+
+void flipHorizontal(cv::Mat& img, std::vector<PixelBox>& boxes) {
+  cv::flip(img, img, 1);
+  const float w = float(img.cols);
+  for (auto& b : boxes) {
+    const float x1 = w - b.x2, x2 = w - b.x1;
+    b.x1 = x1, b.x2 = x2;
+  }
+}
+
+void flipVertical(cv::Mat& img, std::vector<PixelBox>& boxes) {
+  cv::flip(img, img, 0);
+  const float h = float(img.rows);
+  for (auto& b : boxes) {
+    const float y1 = h - b.y2, y2 = h - b.y1;
+    b.y1 = y1, b.y2 = y2;
+  }
+}
+
+}  // namespace ywb

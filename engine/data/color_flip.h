@@ -1,0 +1,25 @@
+// Colour (HSV via lookup tables) and flip augmentations. Thread rules: pure functions.
+#pragma once
+#include <opencv2/core.hpp>
+#include <vector>
+
+#include "core/rng.h"
+#include "data/sample.h"
+#include "ywb/augment.h"
+
+namespace ywb {
+
+/// Ultralytics RandomHSV: gains g = 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v); hue = (h * g_h) mod 180, saturation
+/// and value scaled and clipped, through 256-entry tables. Converts `img` (BGR) in place and returns true
+/// with RGB channel order when `to_rgb`; returns false and leaves img untouched when all gains are 0.
+bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb);
+
+/// The three 256-entry tables for the given gains (exposed for tests).
+cv::Mat hsvLut(double gain_h, double gain_s, double gain_v);
+
+/// Flips the image left-right and mirrors the boxes (x -> width - x).
+void flipHorizontal(cv::Mat& img, std::vector<PixelBox>& boxes);
+/// Flips the image up-down and mirrors the boxes (y -> height - y).
+void flipVertical(cv::Mat& img, std::vector<PixelBox>& boxes);
+
+}  // namespace ywb

@@ -1,0 +1,107 @@
+#include "data/image_list.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void listFolder(const fs::path& dir, std::vector<std::string>& out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
+  if (ec) fail("cannot list '", dir.string(), "': ", ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) fail("cannot list '", dir.string(), "': ", ec.message());
+    if (it->is_regular_file(ec) && isImageFile(it->path().string()))
+      out.push_back(it->path().lexically_normal().string());
+  }
+}
+
+}  // namespace
+
+bool isImageFile(const std::string& path) {
+  static const std::set<std::string> exts = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"};
+  return exts.count(lower(fs::path(path).extension().string())) != 0;
+}
+
+std::string labelPathFor(const std::string& image_path) {
+  std::string p = image_path;
+  const std::string sa = "/images/", sb = "/labels/";
+  const size_t pos = p.rfind(sa);
+  if (pos != std::string::npos) p.replace(pos, sa.size(), sb);
+  const size_t slash = p.find_last_of('/');
+  const size_t dot = p.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
+  return p + ".txt";
+}
+
+SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
+  SplitFiles r;
+  std::vector<fs::path> label_dirs;
+  for (const auto& src : sources) {
+    std::error_code ec;
+    const fs::path p(src);
+    if (fs::is_directory(p, ec)) {
+      listFolder(p, r.images);
+      const std::string mirrored = labelPathFor((p / "x.jpg").string());
+      label_dirs.push_back(fs::path(mirrored).parent_path());
+    } else if (lower(p.extension().string()) == ".txt") {
+      std::ifstream in(src);
+      if (!in) fail("cannot read image list '", src, "'");
+      std::string line;
+      while (std::getline(in, line)) {
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+        size_t b = 0;
+        while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+        line = line.substr(b);
+        if (line.empty() || line[0] == '#') continue;
+        fs::path img(line);
+        if (!img.is_absolute()) img = p.parent_path() / img;
+        img = img.lexically_normal();
+        if (fs::is_regular_file(img, ec)) {
+          r.images.push_back(img.string());
+        } else {
+          r.missing.push_back(img.string());
+        }
+      }
+    } else if (fs::is_regular_file(p, ec) && isImageFile(src)) {
+      r.images.push_back(p.lexically_normal().string());
+    } else {
+      fail("split source '", src, "' is neither a folder, a .txt image list nor an image");
+    }
+  }
+  std::sort(r.images.begin(), r.images.end());
+  r.images.erase(std::unique(r.images.begin(), r.images.end()), r.images.end());
+
+  // Orphans: label files in a folder mirroring a listed image folder, whose image is not in the split.
+  std::set<std::string> expected;
+  for (const auto& img : r.images) expected.insert(labelPathFor(img));
+  for (const auto& dir : label_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    fs::recursive_directory_iterator it(dir, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string f = it->path().lexically_normal().string();
+      if (it->is_regular_file(ec) && lower(it->path().extension().string()) == ".txt" && !expected.count(f)) {
+        r.orphans.push_back(f);
+      }
+    }
+  }
+  std::sort(r.orphans.begin(), r.orphans.end());
+  r.orphans.erase(std::unique(r.orphans.begin(), r.orphans.end()), r.orphans.end());
+  return r;
+}
+
+}  // namespace ywb

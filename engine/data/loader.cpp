@@ -1,0 +1,334 @@
+#include "data/loader.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "data/image_source.h"
+#include "data/sample_builder.h"
+#include "data/sampler.h"
+
+namespace ywb {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Job {
+  at::Tensor images;
+  std::vector<std::vector<float>> rows;  // per slot: class, cx, cy, w, h repeated
+  std::vector<std::string> paths;
+  std::vector<ImageMeta> meta;
+  int remaining = 0;
+  bool ready = false;
+  std::string error;
+};
+
+struct Task {
+  size_t pos = 0, batch = 0, slot = 0, index = 0;
+  uint64_t generation = 0;
+  int epoch = 0;
+  bool mosaic = true;
+  cv::Size shape;
+  at::Tensor dst;
+};
+
+}  // namespace
+
+void collateImage(const cv::Mat& image, bool rgb, at::Tensor dst) {
+  const int h = image.rows, w = image.cols;
+  if (dst.size(0) != 3 || dst.size(1) != h || dst.size(2) != w || !dst.is_contiguous()) {
+    fail("collate: sample of ", w, "x", h, " does not fit the batch tensor");
+  }
+  uint8_t* base = dst.data_ptr<uint8_t>();
+  cv::Mat planes[3] = {cv::Mat(h, w, CV_8UC1, base), cv::Mat(h, w, CV_8UC1, base + size_t(h) * w),
+                       cv::Mat(h, w, CV_8UC1, base + 2 * size_t(h) * w)};
+  const int bgr_to_rgb[] = {0, 2, 1, 1, 2, 0}, keep[] = {0, 0, 1, 1, 2, 2};
+  cv::mixChannels(&image, 1, planes, 3, rgb ? keep : bgr_to_rgb, 3);
+}
+
+struct DataLoader::Impl {
+  LoaderOptions opt;
+  std::shared_ptr<const ScannedSplit> split;
+  std::shared_ptr<ImageSource> source;
+  std::unique_ptr<SampleBuilder> builder;
+  std::string cache_note;
+  double cache_fill_s = 0;
+  std::vector<size_t> rect_order;  // aspect-sorted base order (rect mode)
+
+  mutable std::mutex m;
+  std::condition_variable cv_work, cv_ready, cv_idle;
+  std::vector<std::thread> threads;
+  bool stop = false;
+  bool started = false;
+  bool mosaic_next = true;
+  // The current epoch's plan.
+  uint64_t generation = 0;
+  int epoch = 0;
+  bool mosaic = true;
+  std::vector<size_t> order;
+  std::vector<cv::Size> shapes;  // per batch
+  size_t nbatches = 0, total = 0, next_task = 0, consumed = 0;
+  int in_flight = 0;
+  std::map<size_t, Job> jobs;
+  LoaderStats stats;
+  std::vector<std::string> errors;
+
+  size_t depth() const { return size_t(opt.prefetch > 0 ? opt.prefetch : std::max(2, opt.workers)); }
+  size_t batchSize(size_t b) const { return std::min(size_t(opt.batch), total - b * size_t(opt.batch)); }
+
+  void plan(int ep) {
+    const bool shuffle = opt.shuffle && !opt.rect;
+    order = distributedIndices(split->images.size(), opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
+    const size_t b = size_t(opt.batch);
+    nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
+    total = std::min(order.size(), nbatches * b);
+    shapes.assign(nbatches, cv::Size(opt.imgsz, opt.imgsz));
+    if (opt.rect) {
+      for (size_t k = 0; k < nbatches; ++k) {
+        std::vector<double> ar;
+        for (size_t p = k * b; p < std::min(total, (k + 1) * b); ++p) {
+          const ImageRecord& r = split->images[order[p]];
+          ar.push_back(double(r.height) / r.width);
+        }
+        shapes[k] = rectBatchShape(ar, opt.imgsz, opt.stride);
+      }
+    }
+    epoch = ep;
+    mosaic = mosaic_next;
+    next_task = consumed = 0;
+    jobs.clear();
+  }
+
+  bool canTake() const { return next_task < total && next_task / size_t(opt.batch) < consumed + depth(); }
+
+  // Takes the next task; the caller holds the lock.
+  Task take() {
+    Task t;
+    t.pos = next_task++;
+    t.batch = t.pos / size_t(opt.batch);
+    t.slot = t.pos % size_t(opt.batch);
+    t.index = order[t.pos];
+    t.generation = generation;
+    t.epoch = epoch;
+    t.mosaic = mosaic;
+    t.shape = shapes[t.batch];
+    Job& job = jobs[t.batch];
+    if (!job.images.defined()) {
+      const int64_t n = int64_t(batchSize(t.batch));
+      auto o = at::TensorOptions().dtype(at::kByte);
+      if (opt.pin_memory && at::hasCUDA()) o = o.pinned_memory(true);
+      job.images = at::empty({n, 3, t.shape.height, t.shape.width}, o);
+      job.rows.resize(size_t(n));
+      job.paths.resize(size_t(n));
+      job.meta.resize(size_t(n));
+      job.remaining = int(n);
+    }
+    t.dst = job.images[int64_t(t.slot)];
+    ++in_flight;
+    return t;
+  }
+
+  // Builds and collates a task's sample without the lock, then files it under the lock.
+  void run(Task t, std::unique_lock<std::mutex>& lk) {
+    lk.unlock();
+    Sample s;
+    std::string error;
+    double collate_s = 0;
+    std::vector<float> rows;
+    try {
+      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.mosaic, t.shape);
+      const double t0 = now();
+      collateImage(s.image, s.rgb, t.dst);
+      const float w = float(s.image.cols), h = float(s.image.rows);
+      for (const auto& b : s.boxes) {
+        rows.insert(rows.end(), {float(b.cls), (b.x1 + b.x2) / 2 / w, (b.y1 + b.y2) / 2 / h, b.width() / w,
+                                 b.height() / h});
+      }
+      collate_s = now() - t0;
+    } catch (const std::exception& e) {
+      error = std::string("loading ") +
+              (t.index < split->images.size() ? split->images[t.index].image : "?") + ": " + e.what();
+    }
+    lk.lock();
+    --in_flight;
+    if (t.generation != generation || stop) {  // the epoch was restarted meanwhile: discard
+      cv_idle.notify_all();
+      return;
+    }
+    Job& job = jobs[t.batch];
+    job.rows[t.slot] = std::move(rows);
+    job.paths[t.slot] = s.path;
+    job.meta[t.slot] = s.meta;
+    if (!error.empty() && job.error.empty()) job.error = error;
+    stats.decode_s += s.decode_s;
+    stats.augment_s += s.augment_s;
+    stats.collate_s += collate_s;
+    ++stats.samples;
+    stats.load_errors += s.errors.size();
+    for (auto& e : s.errors) {
+      if (errors.size() < 1000) errors.push_back(std::move(e));
+    }
+    if (--job.remaining == 0) {
+      job.ready = true;
+      cv_ready.notify_all();
+    }
+    cv_idle.notify_all();
+  }
+
+  void workerLoop() {
+    std::unique_lock<std::mutex> lk(m);
+    for (;;) {
+      cv_work.wait(lk, [&] { return stop || (started && canTake()); });
+      if (stop) return;
+      run(take(), lk);
+    }
+  }
+};
+
+DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.opt = options;
+  d.split = std::move(split);
+  if (!d.split) fail("DataLoader: no scanned split");
+  if (d.split->images.empty()) fail("DataLoader: split '", d.split->name, "' has no usable images");
+  if (options.batch < 1) fail("batch=", options.batch, " must be at least 1");
+  if (options.imgsz % options.stride != 0) {
+    fail("imgsz=", options.imgsz, " must be a multiple of the model stride ", options.stride);
+  }
+  if (options.workers < 0) fail("workers=", options.workers, " must be 0 or more");
+  d.source = std::make_shared<ImageSource>(d.split, options.imgsz);
+  if (options.cache_ram) {
+    const double t0 = now();
+    d.cache_note = d.source->enableRamCache(std::max(1, options.workers));
+    d.cache_fill_s = now() - t0;
+  }
+  d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
+                                              options.augment ? options.hyp : AugmentParams::none());
+  if (options.rect) {
+    d.rect_order.resize(d.split->images.size());
+    for (size_t i = 0; i < d.rect_order.size(); ++i) d.rect_order[i] = i;
+    std::stable_sort(d.rect_order.begin(), d.rect_order.end(), [&](size_t a, size_t b) {
+      const auto& ra = d.split->images[a];
+      const auto& rb = d.split->images[b];
+      return double(ra.height) / ra.width < double(rb.height) / rb.width;
+    });
+  }
+  d.plan(0);
+  for (int i = 0; i < options.workers; ++i) d.threads.emplace_back([&d] { d.workerLoop(); });
+}
+
+DataLoader::~DataLoader() {
+  {
+    std::lock_guard<std::mutex> lk(impl_->m);
+    impl_->stop = true;
+  }
+  impl_->cv_work.notify_all();
+  for (auto& t : impl_->threads) t.join();
+}
+
+void DataLoader::startEpoch(int epoch) {
+  Impl& d = *impl_;
+  std::unique_lock<std::mutex> lk(d.m);
+  d.started = false;  // workers must not take tasks of the old plan while it is replaced
+  ++d.generation;
+  d.cv_idle.wait(lk, [&] { return d.in_flight == 0; });
+  d.plan(epoch);
+  d.started = true;
+  d.cv_work.notify_all();
+}
+
+bool DataLoader::next(Batch& batch) {
+  Impl& d = *impl_;
+  const double t0 = now();
+  std::unique_lock<std::mutex> lk(d.m);
+  if (!d.started) {
+    d.started = true;
+    d.cv_work.notify_all();
+  }
+  if (d.consumed >= d.nbatches) return false;
+  const size_t b = d.consumed;
+  if (d.opt.workers == 0) {
+    while (d.next_task < d.total && d.next_task / size_t(d.opt.batch) == b) d.run(d.take(), lk);
+  }
+  d.cv_ready.wait(lk, [&] {
+    const auto it = d.jobs.find(b);
+    return it != d.jobs.end() && it->second.ready;
+  });
+  Job job = std::move(d.jobs[b]);
+  d.jobs.erase(b);
+  ++d.consumed;
+  d.cv_work.notify_all();
+  const double waited = now() - t0;
+  d.stats.wait_s += waited;
+  ++d.stats.batches;
+  const int ep = d.epoch;
+  lk.unlock();
+  if (!job.error.empty()) fail(job.error);
+
+  size_t m = 0;
+  for (const auto& r : job.rows) m += r.size() / 5;
+  at::Tensor targets = at::empty({int64_t(m), 6}, at::kFloat);
+  float* p = targets.data_ptr<float>();
+  for (size_t i = 0; i < job.rows.size(); ++i) {
+    const auto& r = job.rows[i];
+    for (size_t k = 0; k + 4 < r.size(); k += 5) {
+      *p++ = float(i);
+      for (size_t j = 0; j < 5; ++j) *p++ = r[k + j];
+    }
+  }
+  batch.images = job.images;
+  batch.targets = targets;
+  batch.paths = std::move(job.paths);
+  batch.meta = std::move(job.meta);
+  batch.wait_seconds = waited;
+  batch.epoch = ep;
+  batch.index = b;
+  return true;
+}
+
+size_t DataLoader::batchesPerEpoch() const {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  return impl_->nbatches;
+}
+
+size_t DataLoader::samplesPerEpoch() const {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  return impl_->order.size();
+}
+
+size_t DataLoader::size() const {
+  return impl_->split->images.size();
+}
+
+void DataLoader::setMosaic(bool on) {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  impl_->mosaic_next = on;
+}
+
+LoaderStats DataLoader::stats() const {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  return impl_->stats;
+}
+
+std::string DataLoader::cacheNote() const {
+  return impl_->cache_note;
+}
+double DataLoader::cacheFillSeconds() const {
+  return impl_->cache_fill_s;
+}
+
+std::vector<std::string> DataLoader::takeErrors() {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  std::vector<std::string> out;
+  out.swap(impl_->errors);
+  return out;
+}
+
+}  // namespace ywb

@@ -1,0 +1,88 @@
+// The threaded training/validation data loader: a pool of worker threads fills a bounded queue of batches
+// (uint8 NCHW RGB images + [M, 6] targets), in order, deterministically.
+// Thread rules: one consumer thread calls startEpoch()/next()/setMosaic(); workers are internal.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/sample.h"
+#include "data/scanned_split.h"
+#include "ywb/augment.h"
+
+namespace ywb {
+
+struct LoaderOptions {
+  int imgsz = 640;
+  int batch = 16;
+  int workers = 0;      ///< worker threads; 0 = load in the thread that calls next() (PyTorch semantics)
+  bool augment = true;  ///< Mosaic/perspective/MixUp/HSV/flips (training) or plain letterbox (validation)
+  bool rect = false;    ///< rectangular batches, aspect-sorted (validation); no shuffle, no Mosaic
+  bool shuffle = true;  ///< new permutation every epoch, from (seed, epoch)
+  uint64_t seed = 0;
+  int rank = 0, world = 1;  ///< DistributedSampler sharding
+  bool pin_memory = false;  ///< page-locked batch memory when CUDA is available
+  bool cache_ram = false;   ///< decode once into RAM (refused with a note when it would not fit)
+  AugmentParams hyp;
+  int stride = 32;         ///< model stride, for rect batch shapes
+  bool drop_last = false;  ///< drop this rank's last incomplete batch
+  int prefetch = 0;        ///< batches prepared ahead (0 = max(2, workers))
+};
+
+struct Batch {
+  at::Tensor images;   ///< uint8 [N, 3, H, W], RGB
+  at::Tensor targets;  ///< float [M, 6]: image index in batch, class, cx, cy, w, h normalised to W, H
+  std::vector<std::string> paths;
+  std::vector<ImageMeta> meta;  ///< original size, letterbox ratio and pad, for mapping predictions back
+  double wait_seconds = 0;      ///< how long next() waited for this batch
+  int epoch = 0;
+  size_t index = 0;  ///< batch index within the epoch
+};
+
+/// Cumulative time spent per stage (summed over workers) and sample counts.
+struct LoaderStats {
+  double decode_s = 0, augment_s = 0, collate_s = 0, wait_s = 0;
+  size_t samples = 0, batches = 0, load_errors = 0;
+};
+
+class DataLoader {
+ public:
+  DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOptions& options);
+  ~DataLoader();  ///< stops and joins the workers, also mid-epoch
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  /// Plans epoch `epoch` (shuffle by seed + epoch) and starts the workers on it; abandons any unfinished
+  /// epoch.
+  void startEpoch(int epoch);
+  /// The next batch of the epoch, in order; false at the end of the epoch. Throws ywb::Error on internal
+  /// errors.
+  bool next(Batch& batch);
+  /// Batches this rank gets per epoch.
+  size_t batchesPerEpoch() const;
+  /// Samples this rank gets per epoch (ceil(images / world)).
+  size_t samplesPerEpoch() const;
+  /// Usable images in the split.
+  size_t size() const;
+  /// Turns Mosaic (and MixUp) on or off from the next startEpoch() on (close_mosaic).
+  void setMosaic(bool on);
+  LoaderStats stats() const;
+  /// "" when the RAM cache is in use or was not asked for; otherwise why it was refused.
+  std::string cacheNote() const;
+  /// Seconds spent filling the RAM cache.
+  double cacheFillSeconds() const;
+  /// Messages of source images that failed to load since the last call (each replaced by grey).
+  std::vector<std::string> takeErrors();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Copies an HWC 8-bit image (BGR, or RGB when `rgb`) into a contiguous uint8 [3, H, W] RGB tensor slice.
+void collateImage(const cv::Mat& image, bool rgb, at::Tensor dst);
+
+}  // namespace ywb

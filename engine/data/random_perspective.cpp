@@ -1,0 +1,98 @@
+#include "data/random_perspective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace ywb {
+
+cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale) {
+  constexpr double kPi = 3.14159265358979323846;
+  cv::Matx33d C = cv::Matx33d::eye();
+  C(0, 2) = -in.width / 2.0;
+  C(1, 2) = -in.height / 2.0;
+  cv::Matx33d P = cv::Matx33d::eye();
+  P(2, 0) = rng.uniform(-hyp.perspective, hyp.perspective);
+  P(2, 1) = rng.uniform(-hyp.perspective, hyp.perspective);
+  const double a = rng.uniform(-hyp.degrees, hyp.degrees) * kPi / 180;
+  const double s = rng.uniform(1 - hyp.scale, 1 + hyp.scale);
+  // cv2.getRotationMatrix2D(center=(0,0), angle, scale): [[s cos, s sin], [-s sin, s cos]] (angle
+  // counter-clockwise on screen, whose y axis points down).
+  cv::Matx33d R = cv::Matx33d::eye();
+  R(0, 0) = s * std::cos(a), R(0, 1) = s * std::sin(a);
+  R(1, 0) = -s * std::sin(a), R(1, 1) = s * std::cos(a);
+  cv::Matx33d S = cv::Matx33d::eye();
+  S(0, 1) = std::tan(rng.uniform(-hyp.shear, hyp.shear) * kPi / 180);
+  S(1, 0) = std::tan(rng.uniform(-hyp.shear, hyp.shear) * kPi / 180);
+  cv::Matx33d T = cv::Matx33d::eye();
+  T(0, 2) = rng.uniform(0.5 - hyp.translate, 0.5 + hyp.translate) * out.width;
+  T(1, 2) = rng.uniform(0.5 - hyp.translate, 0.5 + hyp.translate) * out.height;
+  if (scale) *scale = s;
+  return T * S * R * P * C;
+}
+
+bool isProjective(const cv::Matx33d& m) {
+  return m(2, 0) != 0 || m(2, 1) != 0 || m(2, 2) != 1;
+}
+
+std::vector<PixelBox> transformBoxes(const cv::Matx33d& m, const std::vector<PixelBox>& boxes, cv::Size out) {
+  std::vector<PixelBox> res;
+  res.reserve(boxes.size());
+  const bool proj = isProjective(m);
+  for (const auto& b : boxes) {
+    const double xs[4] = {b.x1, b.x2, b.x2, b.x1}, ys[4] = {b.y1, b.y2, b.y1, b.y2};
+    double x1 = 1e30, y1 = 1e30, x2 = -1e30, y2 = -1e30;
+    for (int k = 0; k < 4; ++k) {
+      double x = m(0, 0) * xs[k] + m(0, 1) * ys[k] + m(0, 2);
+      double y = m(1, 0) * xs[k] + m(1, 1) * ys[k] + m(1, 2);
+      if (proj) {
+        const double z = m(2, 0) * xs[k] + m(2, 1) * ys[k] + m(2, 2);
+        x /= z;
+        y /= z;
+      }
+      x1 = std::min(x1, x), x2 = std::max(x2, x), y1 = std::min(y1, y), y2 = std::max(y2, y);
+    }
+    PixelBox t;
+    t.cls = b.cls;
+    t.x1 = float(std::clamp(x1, 0.0, double(out.width)));
+    t.x2 = float(std::clamp(x2, 0.0, double(out.width)));
+    t.y1 = float(std::clamp(y1, 0.0, double(out.height)));
+    t.y2 = float(std::clamp(y2, 0.0, double(out.height)));
+    res.push_back(t);
+  }
+  return res;
+}
+
+bool boxCandidate(const PixelBox& before, const PixelBox& after, double scale, double wh_thr, double ar_thr,
+                  double area_thr) {
+  constexpr double eps = 1e-16;
+  const double w1 = before.width() * scale, h1 = before.height() * scale;
+  const double w2 = after.width(), h2 = after.height();
+  const double ar = std::max(w2 / (h2 + eps), h2 / (w2 + eps));
+  return w2 > wh_thr && h2 > wh_thr && w2 * h2 / (w1 * h1 + eps) > area_thr && ar < ar_thr;
+}
+
+std::vector<PixelBox> warpBoxes(const cv::Matx33d& m, const std::vector<PixelBox>& boxes, cv::Size out,
+                                double scale) {
+  const std::vector<PixelBox> moved = transformBoxes(m, boxes, out);
+  std::vector<PixelBox> kept;
+  kept.reserve(moved.size());
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (boxCandidate(boxes[i], moved[i], scale)) kept.push_back(moved[i]);
+  }
+  return kept;
+}
+
+cv::Mat warpImage(const cv::Mat& src, const cv::Matx33d& m, cv::Size out) {
+  cv::Mat dst;
+  const cv::Scalar pad = cv::Scalar::all(114);
+  if (isProjective(m)) {
+    cv::warpPerspective(src, dst, cv::Mat(m), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, pad);
+  } else {
+    const cv::Matx23d a(m(0, 0), m(0, 1), m(0, 2), m(1, 0), m(1, 1), m(1, 2));
+    cv::warpAffine(src, dst, cv::Mat(a), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, pad);
+  }
+  return dst;
+}
+
+}  // namespace ywb

@@ -1,0 +1,37 @@
+// Ultralytics' random perspective/affine transform: matrix drawing, box transformation and the box
+// candidate filter. Thread rules: pure functions (randomness comes from the caller's Rng).
+#pragma once
+#include <opencv2/core.hpp>
+#include <vector>
+
+#include "core/rng.h"
+#include "data/sample.h"
+#include "ywb/augment.h"
+
+namespace ywb {
+
+/// Draws M = T * S * R * P * C for an input of size `in` warped to an output of size `out` (Ultralytics
+/// order and ranges: perspective, rotation `degrees`, scale 1 +/- `scale`, `shear` degrees, translation
+/// (0.5 +/- `translate`) * out). *scale receives the drawn scale factor.
+cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale);
+
+/// Whether M has a projective part (needs warpPerspective and a divide for boxes).
+bool isProjective(const cv::Matx33d& m);
+
+/// Maps boxes through M: the four corners of each box are transformed and their bounding box taken,
+/// then clipped to [0, out.width] x [0, out.height]. Classes are kept.
+std::vector<PixelBox> transformBoxes(const cv::Matx33d& m, const std::vector<PixelBox>& boxes, cv::Size out);
+
+/// Ultralytics' box candidate rule: after-box wider and taller than wh_thr px, aspect below ar_thr, and
+/// area above area_thr of the before-box scaled by `scale`.
+bool boxCandidate(const PixelBox& before, const PixelBox& after, double scale, double wh_thr = 2,
+                  double ar_thr = 100, double area_thr = 0.1);
+
+/// Applies M to boxes and keeps the candidates (transformBoxes + boxCandidate).
+std::vector<PixelBox> warpBoxes(const cv::Matx33d& m, const std::vector<PixelBox>& boxes, cv::Size out,
+                                double scale);
+
+/// Warps `src` into an out-sized image with pad value 114 (warpAffine, or warpPerspective when projective).
+cv::Mat warpImage(const cv::Mat& src, const cv::Matx33d& m, cv::Size out);
+
+}  // namespace ywb

@@ -1,0 +1,234 @@
+#include "data/sample_builder.h"
+
+#include <chrono>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "data/color_flip.h"
+#include "data/letterbox.h"
+#include "data/random_perspective.h"
+
+namespace ywb {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double gammaDraw(Rng& rng, double a) {
+  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    const double x = rng.normal();
+    double v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    const double u = rng.uniform();
+    if (u > 0 && std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+  }
+}
+
+// Label boxes (normalised) of record `r` as pixels of an image of size `sz`, scaled by `ratio` and shifted.
+void appendBoxes(const ImageRecord& r, cv::Size sz, double ratio, double dx, double dy,
+                 std::vector<PixelBox>& out) {
+  for (const auto& b : r.boxes) {
+    PixelBox p;
+    p.cls = b.cls;
+    p.x1 = float((b.cx - b.w / 2) * sz.width * ratio + dx);
+    p.x2 = float((b.cx + b.w / 2) * sz.width * ratio + dx);
+    p.y1 = float((b.cy - b.h / 2) * sz.height * ratio + dy);
+    p.y2 = float((b.cy + b.h / 2) * sz.height * ratio + dy);
+    out.push_back(p);
+  }
+}
+
+cv::Matx33d translation(double x, double y) {
+  return {1, 0, x, 0, 1, y, 0, 0, 1};
+}
+
+// Bounding rectangle (in source coordinates of m) of what an out-sized output can sample, plus a margin for
+// bilinear neighbours; empty optional-like result (false) when the projective map folds over.
+bool visibleRect(const cv::Matx33d& m, cv::Size out, cv::Rect* rect) {
+  const cv::Matx33d inv = m.inv();
+  double x1 = 1e30, y1 = 1e30, x2 = -1e30, y2 = -1e30;
+  for (const cv::Point2d& p : {cv::Point2d(0, 0), cv::Point2d(out.width, 0), cv::Point2d(0, out.height),
+                               cv::Point2d(out.width, out.height)}) {
+    const double z = inv(2, 0) * p.x + inv(2, 1) * p.y + inv(2, 2);
+    if (z <= 1e-9) return false;
+    const double x = (inv(0, 0) * p.x + inv(0, 1) * p.y + inv(0, 2)) / z;
+    const double y = (inv(1, 0) * p.x + inv(1, 1) * p.y + inv(1, 2)) / z;
+    x1 = std::min(x1, x), x2 = std::max(x2, x), y1 = std::min(y1, y), y2 = std::max(y2, y);
+  }
+  const double lim = 1e7;
+  x1 = std::max(x1, -lim), y1 = std::max(y1, -lim), x2 = std::min(x2, lim), y2 = std::min(y2, lim);
+  *rect = cv::Rect(cv::Point(int(std::floor(x1)) - 2, int(std::floor(y1)) - 2),
+                   cv::Point(int(std::ceil(x2)) + 3, int(std::ceil(y2)) + 3));
+  return true;
+}
+
+}  // namespace
+
+double betaSymmetric(Rng& rng, double a) {
+  const double x = gammaDraw(rng, a), y = gammaDraw(rng, a);
+  return x / (x + y);
+}
+
+SampleBuilder::SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment,
+                             const AugmentParams& hyp)
+    : source_(std::move(source)), augment_(augment), hyp_(hyp) {
+  if (!source_) fail("SampleBuilder: no image source");
+  hyp_.validate();
+}
+
+cv::Mat SampleBuilder::fetch(size_t index, Sample& s) const {
+  const double t0 = now();
+  cv::Mat img;
+  try {
+    img = source_->get(index);
+  } catch (const std::exception& e) {
+    // Bad data is reported and skipped, never a crash: a grey stand-in keeps the batch shape.
+    s.errors.push_back(e.what());
+    img = cv::Mat(source_->shape(index), CV_8UC3, cv::Scalar::all(114));
+  }
+  s.decode_s += now() - t0;
+  return img;
+}
+
+Sample SampleBuilder::mosaic4(size_t index, Rng& rng) const {
+  Sample s;
+  const int sz = source_->imgsz();
+  const int n = int(source_->size());
+  size_t idx[4] = {index, 0, 0, 0};
+  for (int i = 1; i < 4; ++i) idx[i] = size_t(rng.uniformInt(0, n - 1));
+  const int xc = int(rng.uniform(sz * 0.5, sz * 1.5)), yc = int(rng.uniform(sz * 0.5, sz * 1.5));
+  const int s2 = 2 * sz;
+  cv::Rect placed[4], from[4];
+  std::vector<PixelBox> boxes;
+  for (int i = 0; i < 4; ++i) {
+    const cv::Size shp = source_->shape(idx[i]);
+    const int w = shp.width, h = shp.height;
+    int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;
+    if (i == 0) {  // top left
+      x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
+      x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
+    } else if (i == 1) {  // top right
+      x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, s2), y2a = yc;
+      x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
+    } else if (i == 2) {  // bottom left
+      x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(s2, yc + h);
+      x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
+    } else {  // bottom right
+      x1a = xc, y1a = yc, x2a = std::min(xc + w, s2), y2a = std::min(s2, yc + h);
+      x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
+    }
+    placed[i] = cv::Rect(cv::Point(x1a, y1a), cv::Point(x2a, y2a));
+    from[i] = cv::Rect(cv::Point(x1b, y1b), cv::Point(x2b, y2b));
+    appendBoxes(source_->split().images[idx[i]], shp, 1.0, x1a - x1b, y1a - y1b, boxes);
+  }
+  // Ultralytics clips the mosaic labels to the canvas and drops the boxes that became empty.
+  std::vector<PixelBox> kept;
+  for (auto b : boxes) {
+    b.x1 = std::clamp(b.x1, 0.f, float(s2)), b.x2 = std::clamp(b.x2, 0.f, float(s2));
+    b.y1 = std::clamp(b.y1, 0.f, float(s2)), b.y2 = std::clamp(b.y2, 0.f, float(s2));
+    if (b.width() > 0 && b.height() > 0) kept.push_back(b);
+  }
+  double scale = 1;
+  const cv::Size out(sz, sz);
+  const cv::Matx33d m = drawPerspective(hyp_, rng, cv::Size(s2, s2), out, &scale);
+
+  // Only the part of the 2s x 2s canvas that the warp samples is assembled; sources outside it are not
+  // decoded.
+  cv::Rect vis;
+  if (!visibleRect(m, out, &vis)) vis = cv::Rect(0, 0, s2, s2);
+  vis &= cv::Rect(0, 0, s2, s2);
+  if (vis.empty()) vis = cv::Rect(0, 0, 1, 1);
+  cv::Mat canvas(vis.size(), CV_8UC3, cv::Scalar::all(114));
+  for (int i = 0; i < 4; ++i) {
+    const cv::Rect part = placed[i] & vis;
+    if (part.empty()) continue;
+    const cv::Mat img = fetch(idx[i], s);
+    const cv::Rect src(part.x - placed[i].x + from[i].x, part.y - placed[i].y + from[i].y, part.width,
+                       part.height);
+    img(src).copyTo(canvas(part - vis.tl()));
+  }
+  s.image = warpImage(canvas, m * translation(vis.x, vis.y), out);
+  s.boxes = warpBoxes(m, kept, out, scale);
+  s.meta.mosaic = true;
+  return s;
+}
+
+Sample SampleBuilder::single(size_t index, Rng& rng) const {
+  Sample s;
+  const int sz = source_->imgsz();
+  const cv::Size out(sz, sz);
+  const cv::Mat img = fetch(index, s);
+  // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
+  const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
+  std::vector<PixelBox> boxes;
+  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
+  double scale = 1;
+  const cv::Matx33d m = drawPerspective(hyp_, rng, out, out, &scale);
+  const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
+  s.image = warpImage(img, m * pre, out);
+  s.boxes = warpBoxes(m, boxes, out, scale);
+  return s;
+}
+
+Sample SampleBuilder::letterboxed(size_t index, cv::Size target) const {
+  Sample s;
+  const cv::Mat img = fetch(index, s);
+  LetterboxInfo lb;
+  s.image = letterbox(img, target, false, false, 32, &lb);
+  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, s.boxes);
+  const ImageRecord& r = source_->split().images[index];
+  s.meta.ratio_w = double(img.cols) / r.width * lb.ratio;
+  s.meta.ratio_h = double(img.rows) / r.height * lb.ratio;
+  s.meta.pad_x = lb.left;
+  s.meta.pad_y = lb.top;
+  return s;
+}
+
+Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic) const {
+  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng);
+  return single(index, rng);
+}
+
+Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size target) const {
+  if (index >= source_->size())
+    fail("sample index ", index, " outside the split's ", source_->size(), " images");
+  const double t0 = now();
+  const int sz = source_->imgsz();
+  if (target.empty()) target = cv::Size(sz, sz);
+  Rng rng(seed);
+  Sample s;
+  if (!augment_ || target != cv::Size(sz, sz)) {
+    s = letterboxed(index, target);
+  } else {
+    s = geometry(index, rng, mosaic);
+    if (mosaic && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
+      const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
+      Rng rng2(mixSeed(seed, 0x4D4958ull));
+      Sample other = geometry(j, rng2, mosaic);
+      const double r = betaSymmetric(rng, 32.0);
+      cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
+      s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());
+      s.decode_s += other.decode_s;
+      s.errors.insert(s.errors.end(), other.errors.begin(), other.errors.end());
+    }
+  }
+  if (augment_) {
+    s.rgb = augmentHsv(s.image, hyp_, rng, true);
+    if (hyp_.flipud > 0 && rng.chance(hyp_.flipud)) flipVertical(s.image, s.boxes);
+    if (hyp_.fliplr > 0 && rng.chance(hyp_.fliplr)) flipHorizontal(s.image, s.boxes);
+  }
+  const ImageRecord& r = source_->split().images[index];
+  s.path = r.image;
+  s.meta.index = int(index);
+  s.meta.orig_w = r.width;
+  s.meta.orig_h = r.height;
+  s.augment_s = now() - t0 - s.decode_s;
+  return s;
+}
+
+}  // namespace ywb

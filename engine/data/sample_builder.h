@@ -1,0 +1,42 @@
+// Builds one sample: Mosaic-4 + random perspective (as a single warp of only the visible part of the mosaic),
+// MixUp, HSV and flips for training; letterbox for validation. Ultralytics semantics and hyperparameters.
+// Thread rules: build() is const and safe from many threads; all randomness comes from its seed.
+#pragma once
+#include <memory>
+
+#include "data/image_source.h"
+#include "data/sample.h"
+#include "ywb/augment.h"
+
+namespace ywb {
+
+class Rng;
+
+class SampleBuilder {
+ public:
+  SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
+
+  /// The sample for image `index` with all random choices drawn from `seed`. `mosaic` false turns Mosaic and
+  /// MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
+  /// samples with a non-square target (rect batches) get letterbox + HSV + flips only.
+  Sample build(size_t index, uint64_t seed, bool mosaic, cv::Size target = {}) const;
+
+  const ImageSource& source() const { return *source_; }
+
+ private:
+  // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
+  Sample geometry(size_t index, Rng& rng, bool mosaic) const;
+  Sample mosaic4(size_t index, Rng& rng) const;
+  Sample single(size_t index, Rng& rng) const;
+  Sample letterboxed(size_t index, cv::Size target) const;
+  cv::Mat fetch(size_t index, Sample& s) const;
+
+  std::shared_ptr<const ImageSource> source_;
+  bool augment_;
+  AugmentParams hyp_;
+};
+
+/// Beta(a, a)-distributed draw (MixUp ratio), from the Rng (Marsaglia-Tsang gamma draws).
+double betaSymmetric(Rng& rng, double a);
+
+}  // namespace ywb

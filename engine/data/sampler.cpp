@@ -1,0 +1,49 @@
+#include "data/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace ywb {
+
+std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuffle, uint64_t seed, int epoch,
+                                       const std::vector<size_t>& order) {
+  if (world < 1 || rank < 0 || rank >= world) fail("invalid rank ", rank, " for world size ", world);
+  if (n == 0) return {};
+  std::vector<size_t> idx = order;
+  if (idx.empty()) {
+    idx.resize(n);
+    for (size_t i = 0; i < n; ++i) idx[i] = i;
+  }
+  if (shuffle) {
+    // Fisher-Yates with the engine's portable Rng: identical on every rank and every platform.
+    Rng rng(mixSeed(seed, uint64_t(epoch), 0x5348554646ull));
+    for (size_t i = n - 1; i > 0; --i) std::swap(idx[i], idx[size_t(rng.uniformInt(0, int64_t(i)))]);
+  }
+  const size_t per_rank = (n + size_t(world) - 1) / size_t(world);
+  const size_t total = per_rank * size_t(world);
+  for (size_t i = n; i < total; ++i) idx.push_back(idx[(i - n) % n]);  // pad by wrapping around
+  std::vector<size_t> mine;
+  mine.reserve(per_rank);
+  for (size_t i = size_t(rank); i < total; i += size_t(world)) mine.push_back(idx[i]);
+  return mine;
+}
+
+cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad) {
+  if (aspects.empty()) return {imgsz, imgsz};
+  const double mini = *std::min_element(aspects.begin(), aspects.end());
+  const double maxi = *std::max_element(aspects.begin(), aspects.end());
+  double sh = 1, sw = 1;  // (h, w) as fractions of imgsz
+  if (maxi < 1) {
+    sh = maxi;
+  } else if (mini > 1) {
+    sw = 1 / mini;
+  }
+  const int h = int(std::ceil(sh * imgsz / stride + pad)) * stride;
+  const int w = int(std::ceil(sw * imgsz / stride + pad)) * stride;
+  return {w, h};
+}
+
+}  // namespace ywb

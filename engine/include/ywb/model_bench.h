@@ -1,0 +1,43 @@
+// Synthetic-input benchmark of one training step of a YOLO model: forward, loss, backward, optimizer step.
+// Torch-free. Thread rules: benchModel() is reentrant but uses the process-wide LibTorch thread pool.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ywb {
+
+struct ModelBenchOptions {
+  std::string model = "yolov8n.yaml";
+  int nc = 80;
+  int imgsz = 320;
+  int batch = 8;
+  std::string device = "cpu";  ///< "cpu", "cuda", "cuda:1" or a bare GPU index
+  int warmup = 2;              ///< untimed steps first
+  int iters = 10;              ///< timed steps
+  int threads = 0;             ///< LibTorch intra-op threads; 0 = all available CPUs
+  std::string loss = "yolo";   ///< "yolo" (the v8 detection loss) or "mse" (mean of squared outputs, for
+                               ///< comparison with a framework script that has no YOLO loss)
+  bool amp = false;            ///< float16 autocast on CUDA
+  uint64_t seed = 0;
+};
+
+struct ModelBenchResult {
+  std::string device;
+  int threads = 0;
+  int64_t parameters = 0;
+  double forward_ms = 0;   ///< model forward, per step (median)
+  double loss_ms = 0;      ///< loss incl. assignment (median)
+  double backward_ms = 0;  ///< median
+  double step_ms = 0;      ///< optimizer step + zero_grad (median)
+  double total_ms = 0;     ///< median of whole steps
+  double images_per_s = 0;
+  double last_loss = 0;
+};
+
+/// Runs the benchmark. Throws ywb::Error on bad options or an unavailable device.
+ModelBenchResult benchModel(const ModelBenchOptions& options);
+
+std::string modelBenchText(const ModelBenchOptions& options, const ModelBenchResult& result);
+std::string modelBenchJson(const ModelBenchOptions& options, const ModelBenchResult& result);
+
+}  // namespace ywb

@@ -1,0 +1,44 @@
+// Summary of a YOLO model built from a model YAML: the layer table and totals that `ywb model info` prints.
+// Torch-free. Thread rules: modelInfo() is reentrant (it builds its own model).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ywb {
+
+/// One row of the layer table, as Ultralytics prints it.
+struct ModelLayerRow {
+  int index = 0;
+  std::vector<int> from;  ///< absolute indices; -1 = the network input
+  int repeats = 1;        ///< after the depth multiple
+  int64_t params = 0;
+  std::string module;  ///< "Conv", "C2f", "SPPF", "nn.Upsample", "Concat", "Detect"
+  std::string args;    ///< resolved arguments, e.g. "[3, 16, 3, 2]"
+};
+
+struct ModelInfo {
+  std::string name;    ///< as requested, e.g. "yolov8n.yaml"
+  std::string source;  ///< "embedded:yolov8.yaml" or the file read
+  std::string scale;   ///< "n" ... or empty
+  int nc = 0;
+  int imgsz = 640;
+  std::vector<int> strides;
+  std::vector<ModelLayerRow> layers;
+  int64_t parameters = 0;  ///< all parameters, unfused (Ultralytics' count, DFL weights included)
+  int64_t gradients = 0;   ///< parameters that require a gradient
+  int64_t modules = 0;     ///< submodules in the tree (LibTorch's count; differs from Ultralytics')
+  int64_t fused_parameters = 0;
+  double gflops_fused = 0;    ///< at imgsz x imgsz after Conv+BN fusion (the number Ultralytics prints fused)
+  double gflops_unfused = 0;  ///< before fusion, BatchNorm counted as Ultralytics' profiler does
+};
+
+/// Builds the model on the CPU and summarises it. nc <= 0 keeps the YAML's nc. Throws ywb::Error.
+ModelInfo modelInfo(const std::string& yaml_or_name, int nc = 0, int imgsz = 640);
+
+/// Human-readable layer table and totals.
+std::string modelInfoText(const ModelInfo& info);
+/// The same as a JSON object (one line).
+std::string modelInfoJson(const ModelInfo& info);
+
+}  // namespace ywb

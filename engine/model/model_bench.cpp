@@ -1,0 +1,169 @@
+#include "ywb/model_bench.h"
+
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "core/threads.h"
+#include "core/torch_compat.h"
+#include "loss/detection_loss.h"
+#include "model/detection_model.h"
+
+namespace ywb {
+namespace {
+
+c10::Device parseDevice(const std::string& s) {
+  std::string d = s;
+  if (!d.empty() && std::all_of(d.begin(), d.end(), ::isdigit)) d = "cuda:" + d;
+  c10::Device dev(c10::kCPU);
+  try {
+    dev = c10::Device(d);
+  } catch (const c10::Error&) {
+    fail("device='", s, "' is not a device (use cpu, cuda, cuda:N or N)");
+  }
+  if (dev.is_cuda() && !torch::cuda::is_available())
+    fail("device='", s, "': this LibTorch sees no CUDA device");
+  return dev;
+}
+
+// Random boxes, 1..6 per image, fully inside the image; deterministic from the seed.
+at::Tensor syntheticTargets(int batch, int nc, uint64_t seed) {
+  Rng rng(mixSeed(seed, 0x7a26));
+  std::vector<float> rows;
+  for (int i = 0; i < batch; ++i) {
+    const int64_t n = rng.uniformInt(1, 6);
+    for (int64_t j = 0; j < n; ++j) {
+      const double w = rng.uniform(0.05, 0.5), h = rng.uniform(0.05, 0.5);
+      rows.insert(rows.end(),
+                  {float(i), float(rng.uniformInt(0, nc - 1)), float(rng.uniform(w / 2, 1 - w / 2)),
+                   float(rng.uniform(h / 2, 1 - h / 2)), float(w), float(h)});
+    }
+  }
+  return at::tensor(rows).view({-1, 6});
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+ModelBenchResult benchModel(const ModelBenchOptions& o) {
+  return guarded("bench model", [&] {
+    if (o.imgsz < 32 || o.imgsz % 32) fail("imgsz=", o.imgsz, " must be a positive multiple of 32");
+    if (o.batch < 1 || o.iters < 1 || o.warmup < 0) fail("batch and iters must be >= 1, warmup >= 0");
+    if (o.loss != "yolo" && o.loss != "mse") fail("loss='", o.loss, "' must be yolo or mse");
+    ModelBenchResult r;
+    const c10::Device dev = parseDevice(o.device);
+    r.device = dev.str();
+    r.threads = configureTorchThreads(o.threads);
+    torch::manual_seed(o.seed);
+    model::DetectionModel m = model::buildModel(o.model, o.nc);
+    m->to(dev);
+    m->train();
+    for (const auto& p : m->parameters()) r.parameters += p.numel();
+    std::vector<at::Tensor> params;
+    for (const auto& p : m->parameters())
+      if (p.requires_grad()) params.push_back(p);
+    torch::optim::SGD opt(params,
+                          torch::optim::SGDOptions(0.01).momentum(0.937).nesterov(true).weight_decay(5e-4));
+    const loss::DetectionLoss criterion(m);
+    const at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
+    const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
+    const bool amp = o.amp && dev.is_cuda();
+    auto sync = [&] {
+      if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+    };
+    using clock = std::chrono::steady_clock;
+    auto ms = [](clock::time_point a, clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    std::vector<double> fw, ls, bw, st, tot;
+    for (int i = 0; i < o.warmup + o.iters; ++i) {
+      sync();
+      const auto t0 = clock::now();
+      if (amp) compat::setAutocast(c10::DeviceType::CUDA, true, at::kHalf);
+      std::vector<at::Tensor> out = m->forward(x);
+      sync();
+      const auto t1 = clock::now();
+      at::Tensor total;
+      if (o.loss == "yolo") {
+        total = criterion(out, targets).total;
+      } else {
+        total = at::zeros({}, x.options());
+        for (const auto& f : out) total = total + f.to(at::kFloat).pow(2).mean();
+      }
+      if (amp) {
+        compat::setAutocast(c10::DeviceType::CUDA, false, at::kHalf);
+        at::autocast::clear_cache();
+      }
+      sync();
+      const auto t2 = clock::now();
+      total.backward();
+      sync();
+      const auto t3 = clock::now();
+      opt.step();
+      opt.zero_grad();
+      sync();
+      const auto t4 = clock::now();
+      r.last_loss = total.item<double>();
+      if (i >= o.warmup) {
+        fw.push_back(ms(t0, t1));
+        ls.push_back(ms(t1, t2));
+        bw.push_back(ms(t2, t3));
+        st.push_back(ms(t3, t4));
+        tot.push_back(ms(t0, t4));
+      }
+    }
+    r.forward_ms = median(fw);
+    r.loss_ms = median(ls);
+    r.backward_ms = median(bw);
+    r.step_ms = median(st);
+    r.total_ms = median(tot);
+    r.images_per_s = r.total_ms > 0 ? 1000.0 * o.batch / r.total_ms : 0;
+    return r;
+  });
+}
+
+std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s%s  (%d steps after %d warm-up, medians)\n"
+                "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms\n"
+                "  total     %9.1f ms   %.2f images/s\n",
+                o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(),
+                o.amp ? " amp" : "", o.iters, o.warmup, r.forward_ms, r.loss_ms, r.backward_ms, r.step_ms,
+                r.total_ms, r.images_per_s);
+  return buf;
+}
+
+std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r) {
+  nlohmann::json j = {{"model", o.model},
+                      {"imgsz", o.imgsz},
+                      {"batch", o.batch},
+                      {"device", r.device},
+                      {"threads", r.threads},
+                      {"loss", o.loss},
+                      {"amp", o.amp},
+                      {"iters", o.iters},
+                      {"warmup", o.warmup},
+                      {"parameters", r.parameters},
+                      {"forward_ms", r.forward_ms},
+                      {"loss_ms", r.loss_ms},
+                      {"backward_ms", r.backward_ms},
+                      {"step_ms", r.step_ms},
+                      {"total_ms", r.total_ms},
+                      {"images_per_s", r.images_per_s},
+                      {"last_loss", r.last_loss}};
+  return j.dump();
+}
+
+}  // namespace ywb

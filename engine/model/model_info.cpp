@@ -1,0 +1,42 @@
+#include "ywb/model_info.h"
+
+#include "core/error.h"
+#include "model/detection_model.h"
+
+namespace ywb {
+
+ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
+  return guarded("model info", [&] {
+    if (imgsz < 32 || imgsz % 32) fail("imgsz=", imgsz, " must be a positive multiple of 32");
+    model::DetectionModel m = model::buildModel(yaml_or_name, nc);
+    ModelInfo info;
+    info.name = m->spec().name;
+    info.source = m->spec().source;
+    info.scale = m->scale();
+    info.nc = m->nc();
+    info.imgsz = imgsz;
+    for (int64_t s : m->strides()) info.strides.push_back(int(s));
+    for (const auto& li : m->layerInfo()) {
+      ModelLayerRow row;
+      row.index = li.index;
+      row.from = li.from;
+      row.repeats = li.repeats;
+      row.module = li.module;
+      row.args = li.args;
+      for (const auto& p : m->layer(li.index)->parameters()) row.params += p.numel();
+      info.layers.push_back(row);
+    }
+    for (const auto& p : m->parameters()) {
+      info.parameters += p.numel();
+      if (p.requires_grad()) info.gradients += p.numel();
+    }
+    info.modules = int64_t(m->modules(/*include_self=*/true).size());
+    info.gflops_unfused = m->flops(imgsz, imgsz, true) / 1e9;
+    m->fuse();
+    info.gflops_fused = m->flops(imgsz, imgsz, false) / 1e9;
+    for (const auto& p : m->parameters()) info.fused_parameters += p.numel();
+    return info;
+  });
+}
+
+}  // namespace ywb

@@ -1,0 +1,77 @@
+// Text and JSON rendering of ModelInfo (torch-free).
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+#include "ywb/model_info.h"
+
+namespace ywb {
+namespace {
+
+std::string fromText(const std::vector<int>& from) {
+  if (from.size() == 1) return std::to_string(from[0]);
+  std::string s = "[";
+  for (size_t i = 0; i < from.size(); ++i) s += (i ? ", " : "") + std::to_string(from[i]);
+  return s + "]";
+}
+
+std::string withCommas(int64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > (v < 0 ? 1 : 0); i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string gf(double g) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", g);
+  return buf;
+}
+
+}  // namespace
+
+std::string modelInfoText(const ModelInfo& info) {
+  std::ostringstream os;
+  char line[512];
+  std::snprintf(line, sizeof line, "%5s %16s %3s %11s  %-12s %s\n", "", "from", "n", "params", "module",
+                "arguments");
+  os << line;
+  for (const auto& r : info.layers) {
+    std::snprintf(line, sizeof line, "%5d %16s %3d %11s  %-12s %s\n", r.index, fromText(r.from).c_str(),
+                  r.repeats, withCommas(r.params).c_str(), r.module.c_str(), r.args.c_str());
+    os << line;
+  }
+  os << info.name << (info.scale.empty() ? "" : " (scale " + info.scale + ")") << " from " << info.source
+     << ": " << info.layers.size() << " layers, " << withCommas(info.parameters) << " parameters, "
+     << withCommas(info.gradients) << " gradients, " << gf(info.gflops_unfused) << " GFLOPs unfused; fused "
+     << withCommas(info.fused_parameters) << " parameters, " << gf(info.gflops_fused) << " GFLOPs at "
+     << info.imgsz << "x" << info.imgsz << " (nc=" << info.nc << ")\n";
+  return os.str();
+}
+
+std::string modelInfoJson(const ModelInfo& info) {
+  nlohmann::json j;
+  j["name"] = info.name;
+  j["source"] = info.source;
+  j["scale"] = info.scale;
+  j["nc"] = info.nc;
+  j["imgsz"] = info.imgsz;
+  j["strides"] = info.strides;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : info.layers) {
+    rows.push_back({{"index", r.index},
+                    {"from", r.from},
+                    {"repeats", r.repeats},
+                    {"params", r.params},
+                    {"module", r.module},
+                    {"args", r.args}});
+  }
+  j["layers"] = rows;
+  j["totals"] = {{"layers", info.layers.size()},          {"modules", info.modules},
+                 {"parameters", info.parameters},         {"gradients", info.gradients},
+                 {"gflops", info.gflops_fused},           {"gflops_fused", true},
+                 {"gflops_unfused", info.gflops_unfused}, {"fused_parameters", info.fused_parameters}};
+  return j.dump();
+}
+
+}  // namespace ywb

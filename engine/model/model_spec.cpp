@@ -1,0 +1,169 @@
+#include "model/model_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "model/embedded_models.h"
+
+namespace ywb::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string stemOf(const std::string& name) {
+  return fs::path(name).stem().string();
+}
+
+// "yolov8n.yaml" -> ("yolov8.yaml", "n"); names without a scale letter come back unchanged.
+std::pair<std::string, std::string> unifyName(const std::string& name) {
+  std::string file = fs::path(name).filename().string();
+  if (fs::path(file).extension() != ".yaml" && fs::path(file).extension() != ".yml") file += ".yaml";
+  static const std::regex scaled(R"(^(.*\d+)([nslmx])(\.ya?ml)$)");
+  std::smatch m;
+  if (std::regex_match(file, m, scaled)) return {m[1].str() + m[3].str(), m[2].str()};
+  return {file, ""};
+}
+
+// Ultralytics guesses the scale from the file stem: "yolov8s-custom.yaml" -> "s".
+std::string guessScale(const std::string& path) {
+  static const std::regex re(R"(yolo[v]?\d+([nslmx]))");
+  std::smatch m;
+  const std::string stem = stemOf(path);
+  return std::regex_search(stem, m, re) ? m[1].str() : std::string();
+}
+
+std::vector<int> parseFrom(const YAML::Node& n, int index, const std::string& where) {
+  std::vector<int> raw;
+  if (n.IsSequence()) {
+    for (const auto& v : n) raw.push_back(v.as<int>());
+  } else {
+    raw.push_back(n.as<int>());
+  }
+  std::vector<int> out;
+  for (int f : raw) {
+    const int abs = f < 0 ? index + f : f;
+    if (abs >= index || (abs < 0 && index != 0))
+      fail(where, ": 'from' ", f, " of layer ", index, " does not name an earlier layer");
+    out.push_back(index == 0 ? -1 : abs);
+  }
+  return out;
+}
+
+void parseSection(const YAML::Node& rows, const std::string& section, const std::string& where,
+                  std::vector<LayerSpec>* layers) {
+  if (!rows || !rows.IsSequence())
+    fail(where, ": '", section, "' must be a list of [from, repeats, module, args]");
+  for (const auto& row : rows) {
+    LayerSpec l;
+    l.index = int(layers->size());
+    const std::string at = where + " " + section + " row " + std::to_string(l.index);
+    if (!row.IsSequence() || row.size() != 4) fail(at, ": expected [from, repeats, module, args]");
+    try {
+      l.from = parseFrom(row[0], l.index, at);
+      l.repeats = row[1].as<int>();
+      l.module = row[2].as<std::string>();
+      if (!row[3].IsSequence()) fail(at, ": args must be a list");
+      for (const auto& a : row[3]) {
+        if (!a.IsScalar()) fail(at, ": nested argument lists are not supported");
+        l.args.push_back(a.as<std::string>());
+      }
+    } catch (const YAML::Exception& e) {
+      fail(at, ": ", e.what());
+    }
+    if (l.repeats < 1) fail(at, ": repeats must be >= 1");
+    layers->push_back(std::move(l));
+  }
+}
+
+}  // namespace
+
+int64_t roundHalfEven(double x) {
+  return static_cast<int64_t>(std::nearbyint(x));
+}
+
+int64_t makeDivisible(double x, int64_t divisor) {
+  return static_cast<int64_t>(std::ceil(x / double(divisor))) * divisor;
+}
+
+std::vector<std::string> knownModelNames() {
+  std::vector<std::string> names;
+  for (const auto& m : embeddedModels()) {
+    const YAML::Node root = YAML::Load(m.text);
+    const std::string file = m.name;
+    const auto dot = file.rfind('.');
+    if (root["scales"] && root["scales"].IsMap()) {
+      for (const auto& kv : root["scales"])
+        names.push_back(file.substr(0, dot) + kv.first.as<std::string>() + file.substr(dot));
+    } else {
+      names.push_back(file);
+    }
+  }
+  return names;
+}
+
+ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
+  ModelSpec spec;
+  spec.name = yaml_or_name;
+  std::string requested_scale;
+  std::error_code ec;
+  if (yaml_or_name.find('\n') != std::string::npos) {
+    spec.source = "text";
+    spec.yaml = yaml_or_name;
+    spec.name = "model.yaml";
+  } else if (!yaml_or_name.empty() && fs::is_regular_file(yaml_or_name, ec)) {
+    spec.source = yaml_or_name;
+    spec.yaml = readFile(yaml_or_name);
+    requested_scale = guessScale(yaml_or_name);
+  } else {
+    const auto [file, scale] = unifyName(yaml_or_name);
+    const EmbeddedModel* m = findEmbeddedModel(file);
+    if (!m) {
+      std::string known;
+      for (const auto& n : knownModelNames()) known += (known.empty() ? "" : ", ") + n;
+      fail("model '", yaml_or_name, "' is neither a file nor a built-in model; built-in: ", known,
+           " (or give the path of an Ultralytics-format model YAML)");
+    }
+    spec.source = std::string("embedded:") + m->name;
+    spec.yaml = m->text;
+    requested_scale = scale;
+  }
+  const std::string where = "model '" + spec.name + "'";
+  YAML::Node root;
+  try {
+    root = YAML::Load(spec.yaml);
+  } catch (const YAML::Exception& e) {
+    fail(where, ": invalid YAML: ", e.what());
+  }
+  if (!root.IsMap()) fail(where, ": expected a YAML mapping with backbone and head");
+  try {
+    spec.nc = nc > 0 ? nc : (root["nc"] ? root["nc"].as<int64_t>() : 80);
+    if (root["depth_multiple"]) spec.depth = root["depth_multiple"].as<double>();
+    if (root["width_multiple"]) spec.width = root["width_multiple"].as<double>();
+    const YAML::Node scales = root["scales"];
+    if (scales && scales.IsMap() && scales.size() > 0) {
+      if (requested_scale.empty())
+        requested_scale = scales.begin()->first.as<std::string>();  // as Ultralytics
+      const YAML::Node s = scales[requested_scale];
+      if (!s || !s.IsSequence() || s.size() != 3)
+        fail(where, ": scale '", requested_scale,
+             "' is not in the file's scales (or is not [depth, width, max_channels])");
+      spec.scale = requested_scale;
+      spec.depth = s[0].as<double>();
+      spec.width = s[1].as<double>();
+      spec.max_channels = s[2].as<int64_t>();
+    }
+  } catch (const YAML::Exception& e) {
+    fail(where, ": ", e.what());
+  }
+  if (spec.nc < 1) fail(where, ": nc must be >= 1");
+  parseSection(root["backbone"], "backbone", where, &spec.layers);
+  parseSection(root["head"], "head", where, &spec.layers);
+  return spec;
+}
+
+}  // namespace ywb::model

@@ -1,0 +1,2 @@
+# Tests of the loss area (IoU/CIoU, DFL, TaskAlignedAssigner, v8 detection loss).
+ywb_add_test(test_loss SOURCES test_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)

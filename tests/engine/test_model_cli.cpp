@@ -1,0 +1,59 @@
+// Smoke tests of `ywb model info` and `ywb bench model` as a user runs them (real process).
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+#include <cmath>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  QByteArray out, err;
+};
+
+Result ywbRun(const QStringList& args, int timeout_ms = 240000) {
+  QProcess p;
+  p.start(YW_CLI_PATH, args);
+  p.waitForFinished(timeout_ms);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestModelCli : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void modelInfoJson() {
+    const Result r = ywbRun({"model", "info", "model=yolov8n.yaml", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    const QJsonObject t = j["totals"].toObject();
+    QCOMPARE(t["parameters"].toDouble(), 3157200.0);  // Ultralytics' yolov8n (GUIDE 7)
+    QCOMPARE(t["gradients"].toDouble(), 3157184.0);   // all but the 16 DFL weights
+    QVERIFY(std::abs(t["gflops"].toDouble() - 8.7) < 0.05);
+    QCOMPARE(t["gflops_fused"].toBool(), true);
+  }
+
+  void modelInfoTextAndErrors() {
+    const Result r = ywbRun({"model", "info", "model=yolov8s.yaml", "nc=3", "imgsz=320"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("Detect") && r.out.contains("C2f"), r.out.constData());
+    const Result bad = ywbRun({"model", "info", "model=yolov8q.yaml"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains("yolov8n.yaml"), bad.err.constData());
+  }
+
+  void benchModelRuns() {
+    const Result r = ywbRun({"bench", "model", "imgsz=64", "batch=2", "iters=1", "warmup=0", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QVERIFY2(j["images_per_s"].toDouble() > 0, r.out.constData());
+    QVERIFY(std::isfinite(j["last_loss"].toDouble()));
+    QVERIFY(j["forward_ms"].toDouble() > 0 && j["backward_ms"].toDouble() > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestModelCli)
+#include "test_model_cli.moc"

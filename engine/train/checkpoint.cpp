@@ -26,7 +26,8 @@ void addOptimizerState(NamedTensors& out, torch::optim::Optimizer& opt) {
       auto it = state.find(compat::optimizerStateKey(state, params[i]));
       if (it == state.end()) continue;
       if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
-        if (s->momentum_buffer().defined()) out.emplace_back(optimKey(g, i, "momentum_buffer"), s->momentum_buffer());
+        if (s->momentum_buffer().defined())
+          out.emplace_back(optimKey(g, i, "momentum_buffer"), s->momentum_buffer());
       } else if (auto* a = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
         out.emplace_back(optimKey(g, i, "step"), at::full({1}, a->step(), at::kLong));
         out.emplace_back(optimKey(g, i, "exp_avg"), a->exp_avg());

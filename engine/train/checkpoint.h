@@ -18,8 +18,8 @@ inline constexpr const char* kCheckpointFormatKey = "format";
 inline constexpr const char* kCheckpointFormat = "ywb-checkpoint/1";
 
 struct CheckpointParts {
-  torch::nn::Module* model = nullptr;        ///< training weights ("model.*")
-  torch::nn::Module* ema = nullptr;          ///< EMA weights ("ema.*"): what validation and export use
+  torch::nn::Module* model = nullptr;            ///< training weights ("model.*")
+  torch::nn::Module* ema = nullptr;              ///< EMA weights ("ema.*"): what validation and export use
   torch::optim::Optimizer* optimizer = nullptr;  ///< state as "optim.<group>.<index>.<field>"
   bool include_grads = false;  ///< save gradients being accumulated ("grad.*") for bit-exact resume
   std::map<std::string, std::string> metadata;

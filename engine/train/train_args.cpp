@@ -165,7 +165,8 @@ std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& a
   return loadTrainArgsYamlText(text.str(), path, args);
 }
 
-std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& path, TrainArgs& args) {
+std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& path,
+                                               TrainArgs& args) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml);

@@ -22,7 +22,8 @@ at::Device pickDevice(const std::string& device) {
   const bool cuda = torch::cuda::is_available();
   if (device.empty()) return cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   if (device.find(',') != std::string::npos) {
-    fail("device=", device, ": several devices need distributed training, which this build does not have yet; ",
+    fail("device=", device,
+         ": several devices need distributed training, which this build does not have yet; ",
          "use one device (device=0) or device=cpu");
   }
   if (!cuda) fail("device=", device, ": CUDA is not available (see `ywb doctor`); use device=cpu");
@@ -44,8 +45,8 @@ std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg,
      << r.backgrounds << " backgrounds, " << r.corrupt << " corrupt" << (r.from_cache ? " (from cache)" : "");
   s.log(os.str());
   for (size_t i = 0; i < r.problems.size() && i < 10; ++i) {
-    s.log("  " + r.problems[i].file + (r.problems[i].line ? ":" + std::to_string(r.problems[i].line) : "") + ": " +
-          r.problems[i].reason);
+    s.log("  " + r.problems[i].file + (r.problems[i].line ? ":" + std::to_string(r.problems[i].line) : "") +
+          ": " + r.problems[i].reason);
   }
   if (!r.cache_note.empty()) s.log("  " + r.cache_note);
   if (result->images.empty()) fail(split, " split of '", cfg.yaml, "' has no usable images");
@@ -55,7 +56,8 @@ std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg,
     }
   }
   if (split == "train" && s.args.fraction < 1.0) {
-    const size_t keep = std::max<size_t>(1, size_t(std::llround(s.args.fraction * double(result->images.size()))));
+    const size_t keep =
+        std::max<size_t>(1, size_t(std::llround(s.args.fraction * double(result->images.size()))));
     result->images.resize(keep);
   }
   return result;
@@ -108,7 +110,8 @@ void ampCheck(TrainSession& s) {
   const int64_t nb = 4;
   const double box_err = (low.narrow(1, 0, nb) - ref.narrow(1, 0, nb)).abs().max().item<double>() /
                          std::max(1.0, ref.narrow(1, 0, nb).abs().max().item<double>());
-  const double cls_err = (low.narrow(1, nb, ref.size(1) - nb) - ref.narrow(1, nb, ref.size(1) - nb)).abs().max().item<double>();
+  const double cls_err =
+      (low.narrow(1, nb, ref.size(1) - nb) - ref.narrow(1, nb, ref.size(1) - nb)).abs().max().item<double>();
   std::ostringstream os;
   os.precision(3);
   os << "box error " << box_err << " of range, score error " << cls_err;
@@ -194,10 +197,11 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   const ParamGroups groups = splitParamGroups(*s.model);
   s.optimizer = makeOptimizer(groups, s.optim_choice, decay);
   std::ostringstream os;
-  os << "optimizer: " << s.optim_choice.name << (s.optim_choice.auto_chosen ? " (auto)" : "") << "(lr=" << s.initial_lr
-     << ", momentum=" << s.optim_choice.momentum << ") with parameter groups " << groups.bn_weights.size()
-     << " weight(decay=0.0), " << groups.weights.size() << " weight(decay=" << decay << "), " << groups.biases.size()
-     << " bias(decay=0.0); accumulate " << s.accumulate << " batches (nbs " << a.nbs << ")";
+  os << "optimizer: " << s.optim_choice.name << (s.optim_choice.auto_chosen ? " (auto)" : "")
+     << "(lr=" << s.initial_lr << ", momentum=" << s.optim_choice.momentum << ") with parameter groups "
+     << groups.bn_weights.size() << " weight(decay=0.0), " << groups.weights.size()
+     << " weight(decay=" << decay << "), " << groups.biases.size() << " bias(decay=0.0); accumulate "
+     << s.accumulate << " batches (nbs " << a.nbs << ")";
   s.log(os.str());
   s.warmup_iters = warmupIterations(a.warmup_epochs, nb);
   s.scaler = std::make_unique<GradScaler>(false);

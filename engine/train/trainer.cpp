@@ -18,17 +18,28 @@ namespace ywb {
 
 const char* trainPhaseName(TrainPhase p) {
   switch (p) {
-    case TrainPhase::Scanning: return "scanning data";
-    case TrainPhase::Building: return "building model";
-    case TrainPhase::AmpCheck: return "AMP check";
-    case TrainPhase::Warmup: return "warmup";
-    case TrainPhase::Training: return "training";
-    case TrainPhase::CloseMosaic: return "close mosaic";
-    case TrainPhase::Validating: return "validating";
-    case TrainPhase::Saving: return "saving";
-    case TrainPhase::Finished: return "finished";
-    case TrainPhase::Stopped: return "stopped";
-    case TrainPhase::Failed: return "failed";
+    case TrainPhase::Scanning:
+      return "scanning data";
+    case TrainPhase::Building:
+      return "building model";
+    case TrainPhase::AmpCheck:
+      return "AMP check";
+    case TrainPhase::Warmup:
+      return "warmup";
+    case TrainPhase::Training:
+      return "training";
+    case TrainPhase::CloseMosaic:
+      return "close mosaic";
+    case TrainPhase::Validating:
+      return "validating";
+    case TrainPhase::Saving:
+      return "saving";
+    case TrainPhase::Finished:
+      return "finished";
+    case TrainPhase::Stopped:
+      return "stopped";
+    case TrainPhase::Failed:
+      return "failed";
   }
   return "?";
 }
@@ -50,13 +61,25 @@ struct Trainer::Impl {
   std::atomic<bool> pause{false};
 };
 
-Trainer::Trainer(TrainArgs args) : impl_(std::make_unique<Impl>()) { impl_->args = std::move(args); }
+Trainer::Trainer(TrainArgs args) : impl_(std::make_unique<Impl>()) {
+  impl_->args = std::move(args);
+}
 Trainer::~Trainer() = default;
-void Trainer::setObserver(TrainObserver* o) { impl_->observer = o; }
-void Trainer::requestStop() { impl_->stop = true; }
-void Trainer::setPaused(bool p) { impl_->pause = p; }
-bool Trainer::paused() const { return impl_->pause; }
-const TrainArgs& Trainer::args() const { return impl_->args; }
+void Trainer::setObserver(TrainObserver* o) {
+  impl_->observer = o;
+}
+void Trainer::requestStop() {
+  impl_->stop = true;
+}
+void Trainer::setPaused(bool p) {
+  impl_->pause = p;
+}
+bool Trainer::paused() const {
+  return impl_->pause;
+}
+const TrainArgs& Trainer::args() const {
+  return impl_->args;
+}
 
 namespace {
 
@@ -69,8 +92,8 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.conf = s.args.conf;
   vo.iou = s.args.iou;
   vo.max_det = s.args.max_det;
-  const ValidationResult v =
-      runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); });
+  const ValidationResult v = runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device,
+                                           [&] { return s.stop->load(); });
   em.validated = true;
   em.val_box = v.box;
   em.val_cls = v.cls;
@@ -95,9 +118,9 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
 }
 
 std::string metricsJson(const EpochMetrics& m) {
-  return nlohmann::json{{"epoch", m.epoch + 1},        {"precision", m.precision}, {"recall", m.recall},
-                        {"mAP50", m.map50},            {"mAP50-95", m.map},        {"fitness", m.fitness},
-                        {"val_box", m.val_box},        {"val_cls", m.val_cls},     {"val_dfl", m.val_dfl},
+  return nlohmann::json{{"epoch", m.epoch + 1},       {"precision", m.precision}, {"recall", m.recall},
+                        {"mAP50", m.map50},           {"mAP50-95", m.map},        {"fitness", m.fitness},
+                        {"val_box", m.val_box},       {"val_cls", m.val_cls},     {"val_dfl", m.val_dfl},
                         {"metric_kind", "COCO-exact"}}
       .dump();
 }
@@ -139,8 +162,8 @@ TrainSummary Trainer::run() {
       if (!s.mosaic_closed && s.args.close_mosaic > 0 && epoch >= s.epochs - s.args.close_mosaic) {
         s.mosaic_closed = true;
         s.train_loader->setMosaic(false);
-        s.phase(TrainPhase::CloseMosaic, "Mosaic and MixUp off for the last " + std::to_string(s.args.close_mosaic) +
-                                             " epochs");
+        s.phase(TrainPhase::CloseMosaic,
+                "Mosaic and MixUp off for the last " + std::to_string(s.args.close_mosaic) + " epochs");
         s.log("closing Mosaic and MixUp for the final epochs");
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
@@ -172,8 +195,9 @@ TrainSummary Trainer::run() {
         s.best_epoch = epoch;
         sum.best_metrics = em;
       }
-      ResultsRow row{epoch + 1, em.time_s, tloss[0], tloss[1], tloss[2], em.precision, em.recall, em.map50, em.map,
-                     em.val_box, em.val_cls, em.val_dfl, lr[0], lr[1], lr[2]};
+      ResultsRow row{epoch + 1,    em.time_s,  tloss[0], tloss[1], tloss[2],
+                     em.precision, em.recall,  em.map50, em.map,   em.val_box,
+                     em.val_cls,   em.val_dfl, lr[0],    lr[1],    lr[2]};
       appendResultsRow(csv, row);
       // Time budget: re-plan the number of epochs from the measured epoch time (Ultralytics' rule).
       if (budget_s > 0) {
@@ -190,8 +214,8 @@ TrainSummary Trainer::run() {
       }
       if (s.args.patience > 0 && s.best_epoch >= 0 && epoch - s.best_epoch >= s.args.patience) {
         sum.early_stopped = true;
-        sum.stop_reason = "no improvement for " + std::to_string(s.args.patience) + " epochs (patience); best epoch " +
-                          std::to_string(s.best_epoch + 1);
+        sum.stop_reason = "no improvement for " + std::to_string(s.args.patience) +
+                          " epochs (patience); best epoch " + std::to_string(s.best_epoch + 1);
         s.log("early stopping: " + sum.stop_reason);
         break;
       }

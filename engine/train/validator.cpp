@@ -14,7 +14,9 @@ namespace ywb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 }  // namespace
 
@@ -27,9 +29,9 @@ void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2)
   y2 = fy(y2);
 }
 
-ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader, const loss::DetectionLoss* loss,
-                               int num_classes, const ValidatorOptions& opt, const at::Device& device,
-                               const std::function<bool()>& should_stop) {
+ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
+                               const loss::DetectionLoss* loss, int num_classes, const ValidatorOptions& opt,
+                               const at::Device& device, const std::function<bool()>& should_stop) {
   ValidationResult res;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();

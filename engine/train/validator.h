@@ -20,7 +20,7 @@ struct ValidatorOptions {
   double iou = 0.7;
   int max_det = 300;
   bool agnostic = false;
-  bool autocast = false;  ///< run the model under autocast (dtype set by the caller's autocast state)
+  bool autocast = false;         ///< run the model under autocast (dtype set by the caller's autocast state)
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
 };
 
@@ -42,8 +42,9 @@ struct ValidationResult {
 
 /// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
 /// `loss` may be null (no validation losses). `should_stop` is polled between batches.
-ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader, const loss::DetectionLoss* loss,
-                               int num_classes, const ValidatorOptions& options, const at::Device& device,
+ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
+                               const loss::DetectionLoss* loss, int num_classes,
+                               const ValidatorOptions& options, const at::Device& device,
                                const std::function<bool()>& should_stop = {});
 
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.

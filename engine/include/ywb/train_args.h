@@ -62,7 +62,7 @@
   X(int, seed, 0, "run", 0, 2147483647, "Random seed (data order, augmentation, initialisation)")            \
   X(bool, deterministic, true, "run", 0, 0, "Deterministic algorithms where available")                      \
   X(int, save_period, -1, "run", -1, 100000, "Save a checkpoint every N epochs (-1 = only last and best)")   \
-  X(std::string, resume, "", "run", 0, 0, "Continue a run: its folder or its weights/last.safetensors")     \
+  X(std::string, resume, "", "run", 0, 0, "Continue a run: its folder or its weights/last.safetensors")      \
   X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \
   X(double, conf, 0.001, "validation", 0.0, 1.0, "Validation confidence threshold")                          \
   X(double, iou, 0.7, "validation", 0.0, 1.0, "Validation NMS IoU threshold")                                \
@@ -103,7 +103,8 @@ const std::vector<ArgSpec>& trainArgSpecs();
 /// invalid values (naming the file, key and line).
 std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args);
 /// The same for YAML text; `source` names it in messages.
-std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& source, TrainArgs& args);
+std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& source,
+                                               TrainArgs& args);
 /// The full resolved configuration as YAML (what args.yaml holds), in spec order.
 std::string trainArgsToYaml(const TrainArgs& args);
 /// Arguments that differ from the defaults, name -> value text.

@@ -28,11 +28,11 @@ const char* trainPhaseName(TrainPhase phase);
 
 /// Metrics of one optimisation step (emitted at log cadence).
 struct StepMetrics {
-  int epoch = 0;     ///< 0-based
+  int epoch = 0;  ///< 0-based
   int epochs = 0;
   int64_t batch = 0;  ///< 0-based batch index within the epoch
   int64_t batches = 0;
-  int64_t iteration = 0;  ///< global batch counter
+  int64_t iteration = 0;             ///< global batch counter
   double box = 0, cls = 0, dfl = 0;  ///< running means over the epoch so far
   double lr[3] = {0, 0, 0};          ///< pg0 biases, pg1 weights, pg2 BatchNorm
   double images_per_s = 0;

@@ -1,0 +1,3 @@
+target_sources(ywb PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/train_progress.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/verb_train.cpp)

@@ -217,6 +217,10 @@ SafetensorsView parse(const uint8_t* data, size_t size, const std::string& sourc
   view.data_offset = 8 + n;
   view.data_size = size - view.data_offset;
 
+  // The JSON parser stops at a NUL byte as if the text ended there; the format allows only space padding.
+  if (view.header_json.find('\0') != std::string::npos)
+    bad(source, "the header is not valid JSON: it holds a NUL byte");
+
   DuplicateKeyCheck dup;
   Json header;
   try {

@@ -23,6 +23,7 @@ re-run with --trust (only for files you trust; needs the `ultralytics` package i
 
 import argparse
 import json
+import os
 import struct
 import sys
 from collections import OrderedDict
@@ -49,7 +50,11 @@ def load_checkpoint(path, trust):
         if not trust:
             sys.exit(f"error: {path} pickles Python objects ({type(e).__name__}), which a safe load refuses.\n"
                      "If you trust this file, re-run with --trust (the ultralytics package must be importable).")
-    return torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=False)
+    except (ModuleNotFoundError, AttributeError) as e:
+        sys.exit(f"error: cannot unpickle {path}: {e}\nInstall the package that defined its classes "
+                 "(for Ultralytics checkpoints: pip install ultralytics) and run again.")
 
 
 def pick_model(ckpt):
@@ -127,7 +132,6 @@ def write_safetensors(path, tensors, metadata):
         f.write(text)
         for t in tensors.values():
             f.write(tensor_bytes(t))
-    import os
     os.replace(tmp, path)  # atomic: never a half-written weights file
     return offset
 

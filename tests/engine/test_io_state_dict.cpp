@@ -1,9 +1,14 @@
 // Tests of state-dict naming/order and loading: exact (strict) loading through a safetensors file,
 // transfer by name and shape for a different class count, dtype conversion, and per-name errors.
 // The modules are small stand-ins built here with YOLO-style names (Conv = conv + bn, a 1x1 head).
+#include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
 #include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "ywb/error.h"
@@ -71,6 +76,49 @@ ywb::NamedTensors cloned(const ywb::NamedTensors& sd) {
   for (const auto& [n, t] : sd) out.emplace_back(n, t.clone());
   return out;
 }
+
+// A Python with PyTorch, or empty (the converter check is then skipped: CI does not need Python).
+QString pythonWithTorch() {
+  for (const QString& py : {QString("python3"), QString("/usr/bin/python3")}) {
+    QProcess p;
+    p.start(py, {"-c", "import torch"});
+    if (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) return py;
+  }
+  return {};
+}
+
+// The Python twin of TinyDetector (same layers, same registration order), saved the way Ultralytics saves
+// checkpoints (a pickled model under 'ema', half precision, train_args), plus every value as JSON.
+const char* kMakeCheckpoint = R"PY(
+import json, sys, torch, torch.nn as nn
+sys.path.insert(0, sys.argv[1])
+from tinyultra import DetectionModel
+torch.manual_seed(0)
+m = DetectionModel(3)
+for p in m.parameters(): nn.init.normal_(p)
+m.train(); m(torch.randn(2, 3, 8, 8)); m.eval()
+m = m.half()
+torch.save({"ema": m, "model": None, "train_args": {"imgsz": 320}}, sys.argv[1] + "/ckpt.pt")
+ref = {k: v.double().flatten().tolist() for k, v in m.float().state_dict().items()}
+json.dump(ref, open(sys.argv[1] + "/ref.json", "w"))
+)PY";
+
+const char* kTinyUltra = R"PY(
+import torch.nn as nn
+class Conv(nn.Module):
+    def __init__(s, c1, c2):
+        super().__init__()
+        s.conv = nn.Conv2d(c1, c2, 3, 1, 1, bias=False)
+        s.bn = nn.BatchNorm2d(c2, eps=1e-3, momentum=0.03)
+    def forward(s, x): return nn.functional.silu(s.bn(s.conv(x)))
+class DetectionModel(nn.Module):
+    def __init__(s, nc):
+        super().__init__()
+        s.model = nn.Sequential(Conv(3, 8), Conv(8, 16), nn.Conv2d(16, nc + 4, 1))
+        s.names = {i: "class%d" % i for i in range(nc)}
+        s.yaml = {"nc": nc}
+    def forward(s, x): return s.model(x)
+)PY";
 
 }  // namespace
 
@@ -199,6 +247,43 @@ class TestIoStateDict : public QObject {
                e.what());
     }
     QCOMPARE(ywb::loadStateDict(*b, wrong, false).transferred, 13);
+  }
+
+  void pythonConverterOutputLoadsStrictly() {
+    // installer/tools/pt_to_safetensors.py end to end: PyTorch checkpoint -> safetensors -> strict load
+    // into the C++ twin; every value must equal PyTorch's (fp16 values widened to F32 exactly).
+    const QString py = pythonWithTorch();
+    if (py.isEmpty()) QSKIP("no Python with PyTorch here (optional; apt-get install python3-torch)");
+    QTemporaryDir dir;
+    ywb::writeFileAtomic((dir.path() + "/tinyultra.py").toStdString(), kTinyUltra);
+    QProcess make;
+    make.start(py, {"-c", kMakeCheckpoint, dir.path()});
+    QVERIFY(make.waitForFinished(120000));
+    QVERIFY2(make.exitCode() == 0, make.readAllStandardError().constData());
+    QProcess conv;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PYTHONPATH", dir.path());
+    conv.setProcessEnvironment(env);
+    conv.start(py, {QString(YW_SOURCE_DIR) + "/installer/tools/pt_to_safetensors.py", dir.path() + "/ckpt.pt",
+                    "--trust", "-o", dir.path() + "/w.safetensors"});
+    QVERIFY(conv.waitForFinished(120000));
+    QVERIFY2(conv.exitCode() == 0, conv.readAllStandardError().constData());
+
+    const ywb::SafetensorsFile f = ywb::readSafetensors((dir.path() + "/w.safetensors").toStdString());
+    QCOMPARE(f.metadata.at("format"), std::string("ywb-weights/1"));
+    QCOMPARE(f.metadata.at("nc"), std::string("3"));
+    QCOMPARE(f.metadata.at("imgsz"), std::string("320"));
+    QCOMPARE(nlohmann::json::parse(f.metadata.at("names")), nlohmann::json({"class0", "class1", "class2"}));
+    TinyDetector m(3);
+    QCOMPARE(names(f.tensors), names(ywb::namedStateDict(*m)));  // same keys, same order as LibTorch
+    QCOMPARE(ywb::loadStateDict(*m, f.tensors, true).summary(), std::string("transferred 14/14 tensors"));
+    const nlohmann::json ref = nlohmann::json::parse(ywb::readFile((dir.path() + "/ref.json").toStdString()));
+    for (const auto& [name, t] : ywb::namedStateDict(*m)) {
+      const std::vector<double> want = ref.at(name).get<std::vector<double>>();
+      const at::Tensor got = t.to(torch::kDouble).flatten().contiguous();
+      QCOMPARE(size_t(got.numel()), want.size());
+      for (size_t i = 0; i < want.size(); ++i) QCOMPARE(got.data_ptr<double>()[i], want[i]);
+    }
   }
 
   void repeatedNamesAreAnError() {

@@ -69,6 +69,26 @@ bool visibleRect(const cv::Matx33d& m, cv::Size out, cv::Rect* rect) {
 
 }  // namespace
 
+void mosaicPlacement(int i, int xc, int yc, cv::Size shp, int s2, cv::Rect* placed, cv::Rect* from) {
+  const int w = shp.width, h = shp.height;
+  int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;
+  if (i == 0) {  // top left
+    x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
+    x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
+  } else if (i == 1) {  // top right
+    x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, s2), y2a = yc;
+    x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
+  } else if (i == 2) {  // bottom left
+    x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(s2, yc + h);
+    x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
+  } else {  // bottom right
+    x1a = xc, y1a = yc, x2a = std::min(xc + w, s2), y2a = std::min(s2, yc + h);
+    x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
+  }
+  *placed = cv::Rect(cv::Point(x1a, y1a), cv::Point(x2a, y2a));
+  *from = cv::Rect(cv::Point(x1b, y1b), cv::Point(x2b, y2b));
+}
+
 double betaSymmetric(Rng& rng, double a) {
   const double x = gammaDraw(rng, a), y = gammaDraw(rng, a);
   return x / (x + y);
@@ -107,24 +127,9 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng) const {
   std::vector<PixelBox> boxes;
   for (int i = 0; i < 4; ++i) {
     const cv::Size shp = source_->shape(idx[i]);
-    const int w = shp.width, h = shp.height;
-    int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;
-    if (i == 0) {  // top left
-      x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
-      x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
-    } else if (i == 1) {  // top right
-      x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, s2), y2a = yc;
-      x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
-    } else if (i == 2) {  // bottom left
-      x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(s2, yc + h);
-      x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
-    } else {  // bottom right
-      x1a = xc, y1a = yc, x2a = std::min(xc + w, s2), y2a = std::min(s2, yc + h);
-      x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
-    }
-    placed[i] = cv::Rect(cv::Point(x1a, y1a), cv::Point(x2a, y2a));
-    from[i] = cv::Rect(cv::Point(x1b, y1b), cv::Point(x2b, y2b));
-    appendBoxes(source_->split().images[idx[i]], shp, 1.0, x1a - x1b, y1a - y1b, boxes);
+    mosaicPlacement(i, xc, yc, shp, s2, &placed[i], &from[i]);
+    appendBoxes(source_->split().images[idx[i]], shp, 1.0, placed[i].x - from[i].x, placed[i].y - from[i].y,
+                boxes);
   }
   // Ultralytics clips the mosaic labels to the canvas and drops the boxes that became empty.
   std::vector<PixelBox> kept;

@@ -36,6 +36,11 @@ class SampleBuilder {
   AugmentParams hyp_;
 };
 
+/// Ultralytics' Mosaic-4 placement of tile i (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) of size
+/// `shp` around the centre (xc, yc) of a s2 x s2 canvas: the canvas rectangle it fills and the part of the
+/// tile shown there (both the same size).
+void mosaicPlacement(int i, int xc, int yc, cv::Size shp, int s2, cv::Rect* placed, cv::Rect* from);
+
 /// Beta(a, a)-distributed draw (MixUp ratio), from the Rng (Marsaglia-Tsang gamma draws).
 double betaSymmetric(Rng& rng, double a);
 

@@ -114,8 +114,10 @@ SafetensorsEntry parseEntry(const std::string& source, const std::string& name, 
   if (elem == 0) badTensor(source, name, "unknown dtype '" + e.dtype + "'");
   if (e.end < e.begin) badTensor(source, name, "data_offsets " + rangeText(e) + " end before begin");
   uint64_t numel = 1;
+  int64_t strides = 1;  // product of max(dim, 1): LibTorch's stride arithmetic must not overflow either
   for (int64_t d : e.shape) {
-    if (__builtin_mul_overflow(numel, uint64_t(d), &numel)) {
+    if (__builtin_mul_overflow(numel, uint64_t(d), &numel) ||
+        __builtin_mul_overflow(strides, std::max<int64_t>(d, 1), &strides)) {
       badTensor(source, name, "shape " + shapeText(e.shape) + " has too many elements");
     }
   }

@@ -6,6 +6,9 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cstring>
@@ -233,6 +236,10 @@ class TestIoSafetensors : public QObject {
     // Offsets that overflow when multiplied or added must not wrap around.
     EXPECT_ERROR(rawFile(R"({"a":{"dtype":"F64","shape":[2305843009213693952,8],"data_offsets":[0,0]}})", 0),
                  "tensor 'a'", "too many");
+    // Zero elements, yet the other dimensions multiply past int64 (LibTorch's strides would overflow).
+    EXPECT_ERROR(
+        rawFile(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4,0],"data_offsets":[0,0]}})", 0),
+        "tensor 'a'", "too many");
     EXPECT_ERROR(rawFile(std::string(R"({"a":{)") + f32 + R"(,"data_offsets":[18446744073709551615,7]}})", 8),
                  "tensor 'a'", "end before begin");
     // A gap before 'a', and bytes after the last tensor that no entry describes.
@@ -293,6 +300,32 @@ class TestIoSafetensors : public QObject {
       ok += msg.empty();
     }
     qInfo("fuzz corpus: %d inputs, %d valid", int(files.size()), ok);
+  }
+
+  void weightsInfoVerb() {
+    // `ywb weights info` as a user runs it: valid file -> exit 0 with metadata; damaged file -> exit 1
+    // with the tensor name and the problem.
+    QTemporaryDir dir;
+    const std::string good = (dir.path() + "/good.safetensors").toStdString();
+    ywb::writeSafetensors(
+        good, {{"model.0.conv.weight", at::zeros({4, 3, 3, 3})}, {"model.0.bn.bias", at::zeros({4})}},
+        {{"format", ywb::kWeightsFormat}, {"nc", "80"}});
+    QProcess p;
+    p.start(YW_CLI_PATH, {"weights", "info", QString("weights=") + good.c_str(), "tensors=true", "--json"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    QCOMPARE(j["tensor_count"].toInt(), 2);
+    QCOMPARE(j["elements"].toInt(), 4 * 3 * 3 * 3 + 4);  // 108 + 4 = 112
+    QCOMPARE(j["metadata"].toObject()["nc"].toString(), QString("80"));
+    std::string bytes = ywb::readFile(good);
+    bytes.resize(bytes.size() - 4);  // lose the last float of model.0.bn.bias
+    ywb::writeFileAtomic((dir.path() + "/cut.safetensors").toStdString(), bytes);
+    p.start(YW_CLI_PATH, {"weights", "info", "weights=" + dir.path() + "/cut.safetensors"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 1);
+    const QByteArray err = p.readAllStandardError() + p.readAllStandardOutput();
+    QVERIFY2(err.contains("tensor 'model.0.bn.bias'") && err.contains("truncated"), err.constData());
   }
 
   void largeFileIsFastAndExact() {

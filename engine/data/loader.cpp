@@ -143,14 +143,14 @@ struct DataLoader::Impl {
     std::vector<float> rows;
     try {
       s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.mosaic, t.shape);
-      const double t0 = now();
+      const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
       const float w = float(s.image.cols), h = float(s.image.rows);
       for (const auto& b : s.boxes) {
         rows.insert(rows.end(), {float(b.cls), (b.x1 + b.x2) / 2 / w, (b.y1 + b.y2) / 2 / h, b.width() / w,
                                  b.height() / h});
       }
-      collate_s = now() - t0;
+      collate_s = threadCpuSeconds() - t0;
     } catch (const std::exception& e) {
       error = std::string("loading ") +
               (t.index < split->images.size() ? split->images[t.index].image : "?") + ": " + e.what();

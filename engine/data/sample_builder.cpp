@@ -1,6 +1,5 @@
 #include "data/sample_builder.h"
 
-#include <chrono>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -14,7 +13,7 @@ namespace ywb {
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return threadCpuSeconds();
 }
 
 double gammaDraw(Rng& rng, double a) {

@@ -12,6 +12,13 @@ namespace ywb {
 
 class Rng;
 
+/// Flips decided before the warp, applied as part of it.
+struct Flips {
+  bool ud = false, lr = false;
+  cv::Matx33d pixels(cv::Size out) const;  ///< for image warps (pixel-index convention)
+  cv::Matx33d boxes(cv::Size out) const;   ///< for box corners (continuous convention)
+};
+
 class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
@@ -25,9 +32,9 @@ class SampleBuilder {
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool mosaic) const;
-  Sample mosaic4(size_t index, Rng& rng) const;
-  Sample single(size_t index, Rng& rng) const;
+  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const;
+  Sample mosaic4(size_t index, Rng& rng, const Flips& f) const;
+  Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;
   cv::Mat fetch(size_t index, Sample& s) const;
 

@@ -246,6 +246,23 @@ class TestDataLoader : public QObject {
     QVERIFY(errors[0].find(split->images[3].image) != std::string::npos);
   }
 
+  void heldBatchesAreNeverRecycled() {
+    // Batch buffers are reused once released; a batch (or a view of it) that the consumer still holds must
+    // not be.
+    Synth ds;
+    ywb::DataLoader l(ds.split("train"), trainOptions(2));
+    l.startEpoch(0);
+    ywb::Batch b;
+    std::vector<at::Tensor> views, copies;
+    while (l.next(b)) {
+      views.push_back(b.images[0]);
+      copies.push_back(b.images[0].clone());
+    }
+    runEpoch(l, 1);
+    runEpoch(l, 2);
+    for (size_t i = 0; i < views.size(); ++i) QVERIFY(views[i].equal(copies[i]));
+  }
+
   void collateConvertsToRgbPlanes() {
     cv::Mat img(1, 2, CV_8UC3);
     img.at<cv::Vec3b>(0, 0) = {1, 2, 3};  // B, G, R

@@ -20,16 +20,40 @@ cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
   return lut;
 }
 
-bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb) {
-  if (hyp.hsv_h == 0 && hyp.hsv_s == 0 && hyp.hsv_v == 0) return false;
-  const double gh = rng.uniform(-1, 1) * hyp.hsv_h + 1;
-  const double gs = rng.uniform(-1, 1) * hyp.hsv_s + 1;
-  const double gv = rng.uniform(-1, 1) * hyp.hsv_v + 1;
+HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng) {
+  HsvGains g;
+  if (hyp.hsv_h == 0 && hyp.hsv_s == 0 && hyp.hsv_v == 0) return g;
+  g.h = rng.uniform(-1, 1) * hyp.hsv_h + 1;
+  g.s = rng.uniform(-1, 1) * hyp.hsv_s + 1;
+  g.v = rng.uniform(-1, 1) * hyp.hsv_v + 1;
+  g.active = true;
+  return g;
+}
+
+bool applyHsv(cv::Mat& img, const HsvGains& g, bool to_rgb) {
+  if (!g.active) return false;
+  const cv::Mat lut = hsvLut(g.h, g.s, g.v);
+  uint8_t tab[3][256];
+  for (int x = 0; x < 256; ++x) {
+    for (int c = 0; c < 3; ++c) tab[c][x] = lut.at<cv::Vec3b>(0, x)[c];
+  }
   cv::Mat hsv;
   cv::cvtColor(img, hsv, cv::COLOR_BGR2HSV);
-  cv::LUT(hsv, hsvLut(gh, gs, gv), hsv);
+  // A plain loop with three tables is about twice as fast as cv::LUT with a 3-channel table.
+  for (int y = 0; y < hsv.rows; ++y) {
+    uint8_t* p = hsv.ptr<uint8_t>(y);
+    for (int x = 0; x < hsv.cols; ++x, p += 3) {
+      p[0] = tab[0][p[0]];
+      p[1] = tab[1][p[1]];
+      p[2] = tab[2][p[2]];
+    }
+  }
   cv::cvtColor(hsv, img, to_rgb ? cv::COLOR_HSV2RGB : cv::COLOR_HSV2BGR);
   return true;
+}
+
+bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb) {
+  return applyHsv(img, drawHsvGains(hyp, rng), to_rgb);
 }
 
 void flipHorizontal(cv::Mat& img, std::vector<PixelBox>& boxes) {

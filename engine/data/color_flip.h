@@ -9,6 +9,18 @@
 
 namespace ywb {
 
+struct HsvGains {
+  double h = 1, s = 1, v = 1;
+  bool active = false;  ///< false when all hsv_* settings are 0 (nothing to do)
+};
+
+/// Draws the gains 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v).
+HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng);
+
+/// Applies gains through lookup tables (see augmentHsv). Returns true, with RGB output when `to_rgb`, when
+/// active; false (img untouched) otherwise.
+bool applyHsv(cv::Mat& img, const HsvGains& gains, bool to_rgb);
+
 /// Ultralytics RandomHSV: gains g = 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v); hue = (h * g_h) mod 180, saturation
 /// and value scaled and clipped, through 256-entry tables. Converts `img` (BGR) in place and returns true
 /// with RGB channel order when `to_rgb`; returns false and leaves img untouched when all gains are 0.

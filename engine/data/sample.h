@@ -1,6 +1,8 @@
 // One training/validation sample as the augmentation pipeline produces it (torch-free).
 // Thread rules: plain value types.
 #pragma once
+#include <time.h>
+
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
@@ -28,6 +30,14 @@ struct ImageMeta {
   double pad_y = 0;
   bool mosaic = false;
 };
+
+/// CPU time of the calling thread in seconds: stage costs stay meaningful when other processes compete for
+/// the cores (wall time would count their share too).
+inline double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 struct Sample {
   cv::Mat image;                ///< 8-bit, 3 channels, BGR or RGB as `rgb` says

@@ -1,6 +1,5 @@
 #include "data/sample_builder.h"
 
-#include <chrono>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -14,7 +13,7 @@ namespace ywb {
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return threadCpuSeconds();
 }
 
 double gammaDraw(Rng& rng, double a) {
@@ -69,6 +68,45 @@ bool visibleRect(const cv::Matx33d& m, cv::Size out, cv::Rect* rect) {
 
 }  // namespace
 
+void mosaicPlacement(int i, int xc, int yc, cv::Size shp, int s2, cv::Rect* placed, cv::Rect* from) {
+  const int w = shp.width, h = shp.height;
+  int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;
+  if (i == 0) {  // top left
+    x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
+    x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
+  } else if (i == 1) {  // top right
+    x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, s2), y2a = yc;
+    x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
+  } else if (i == 2) {  // bottom left
+    x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(s2, yc + h);
+    x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
+  } else {  // bottom right
+    x1a = xc, y1a = yc, x2a = std::min(xc + w, s2), y2a = std::min(s2, yc + h);
+    x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
+  }
+  *placed = cv::Rect(cv::Point(x1a, y1a), cv::Point(x2a, y2a));
+  *from = cv::Rect(cv::Point(x1b, y1b), cv::Point(x2b, y2b));
+}
+
+cv::Matx33d Flips::pixels(cv::Size out) const {
+  // cv::flip convention on pixel indices: column i goes to W - 1 - i.
+  return {
+      lr ? -1.0 : 1.0, 0, lr ? out.width - 1.0 : 0, 0, ud ? -1.0 : 1.0, ud ? out.height - 1.0 : 0, 0, 0, 1};
+}
+
+cv::Matx33d Flips::boxes(cv::Size out) const {
+  // Continuous box coordinates: x goes to W - x.
+  return {lr ? -1.0 : 1.0,
+          0,
+          lr ? double(out.width) : 0,
+          0,
+          ud ? -1.0 : 1.0,
+          ud ? double(out.height) : 0,
+          0,
+          0,
+          1};
+}
+
 double betaSymmetric(Rng& rng, double a) {
   const double x = gammaDraw(rng, a), y = gammaDraw(rng, a);
   return x / (x + y);
@@ -95,7 +133,7 @@ cv::Mat SampleBuilder::fetch(size_t index, Sample& s) const {
   return img;
 }
 
-Sample SampleBuilder::mosaic4(size_t index, Rng& rng) const {
+Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f) const {
   Sample s;
   const int sz = source_->imgsz();
   const int n = int(source_->size());
@@ -107,24 +145,9 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng) const {
   std::vector<PixelBox> boxes;
   for (int i = 0; i < 4; ++i) {
     const cv::Size shp = source_->shape(idx[i]);
-    const int w = shp.width, h = shp.height;
-    int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;
-    if (i == 0) {  // top left
-      x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
-      x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
-    } else if (i == 1) {  // top right
-      x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, s2), y2a = yc;
-      x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
-    } else if (i == 2) {  // bottom left
-      x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(s2, yc + h);
-      x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
-    } else {  // bottom right
-      x1a = xc, y1a = yc, x2a = std::min(xc + w, s2), y2a = std::min(s2, yc + h);
-      x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
-    }
-    placed[i] = cv::Rect(cv::Point(x1a, y1a), cv::Point(x2a, y2a));
-    from[i] = cv::Rect(cv::Point(x1b, y1b), cv::Point(x2b, y2b));
-    appendBoxes(source_->split().images[idx[i]], shp, 1.0, x1a - x1b, y1a - y1b, boxes);
+    mosaicPlacement(i, xc, yc, shp, s2, &placed[i], &from[i]);
+    appendBoxes(source_->split().images[idx[i]], shp, 1.0, placed[i].x - from[i].x, placed[i].y - from[i].y,
+                boxes);
   }
   // Ultralytics clips the mosaic labels to the canvas and drops the boxes that became empty.
   std::vector<PixelBox> kept;
@@ -152,13 +175,13 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng) const {
                        part.height);
     img(src).copyTo(canvas(part - vis.tl()));
   }
-  s.image = warpImage(canvas, m * translation(vis.x, vis.y), out);
-  s.boxes = warpBoxes(m, kept, out, scale);
+  s.image = warpImage(canvas, f.pixels(out) * m * translation(vis.x, vis.y), out);
+  s.boxes = warpBoxes(f.boxes(out) * m, kept, out, scale);
   s.meta.mosaic = true;
   return s;
 }
 
-Sample SampleBuilder::single(size_t index, Rng& rng) const {
+Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f) const {
   Sample s;
   const int sz = source_->imgsz();
   const cv::Size out(sz, sz);
@@ -170,8 +193,8 @@ Sample SampleBuilder::single(size_t index, Rng& rng) const {
   double scale = 1;
   const cv::Matx33d m = drawPerspective(hyp_, rng, out, out, &scale);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
-  s.image = warpImage(img, m * pre, out);
-  s.boxes = warpBoxes(m, boxes, out, scale);
+  s.image = warpImage(img, f.pixels(out) * m * pre, out);
+  s.boxes = warpBoxes(f.boxes(out) * m, boxes, out, scale);
   return s;
 }
 
@@ -189,9 +212,9 @@ Sample SampleBuilder::letterboxed(size_t index, cv::Size target) const {
   return s;
 }
 
-Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic) const {
-  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng);
-  return single(index, rng);
+Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const {
+  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f);
+  return single(index, rng, f);
 }
 
 Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size target) const {
@@ -201,15 +224,24 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size t
   const int sz = source_->imgsz();
   if (target.empty()) target = cv::Size(sz, sz);
   Rng rng(seed);
+  // Colour and flips draw from their own stream, so flips are known before the warp and folded into it
+  // (a flip commutes with the per-pixel HSV change that Ultralytics applies before it).
+  Rng rng_color(mixSeed(seed, 0x434F4C4F52ull));
+  const HsvGains gains = drawHsvGains(hyp_, rng_color);
+  Flips flips;
+  flips.ud = hyp_.flipud > 0 && rng_color.chance(hyp_.flipud);
+  flips.lr = hyp_.fliplr > 0 && rng_color.chance(hyp_.fliplr);
   Sample s;
   if (!augment_ || target != cv::Size(sz, sz)) {
     s = letterboxed(index, target);
+    if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
+    if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
   } else {
-    s = geometry(index, rng, mosaic);
+    s = geometry(index, rng, mosaic, flips);
     if (mosaic && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
       const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
       Rng rng2(mixSeed(seed, 0x4D4958ull));
-      Sample other = geometry(j, rng2, mosaic);
+      Sample other = geometry(j, rng2, mosaic, flips);
       const double r = betaSymmetric(rng, 32.0);
       cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());
@@ -217,11 +249,7 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size t
       s.errors.insert(s.errors.end(), other.errors.begin(), other.errors.end());
     }
   }
-  if (augment_) {
-    s.rgb = augmentHsv(s.image, hyp_, rng, true);
-    if (hyp_.flipud > 0 && rng.chance(hyp_.flipud)) flipVertical(s.image, s.boxes);
-    if (hyp_.fliplr > 0 && rng.chance(hyp_.fliplr)) flipHorizontal(s.image, s.boxes);
-  }
+  if (augment_) s.rgb = applyHsv(s.image, gains, true);
   const ImageRecord& r = source_->split().images[index];
   s.path = r.image;
   s.meta.index = int(index);

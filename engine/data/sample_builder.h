@@ -12,6 +12,13 @@ namespace ywb {
 
 class Rng;
 
+/// Flips decided before the warp, applied as part of it.
+struct Flips {
+  bool ud = false, lr = false;
+  cv::Matx33d pixels(cv::Size out) const;  ///< for image warps (pixel-index convention)
+  cv::Matx33d boxes(cv::Size out) const;   ///< for box corners (continuous convention)
+};
+
 class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
@@ -25,9 +32,9 @@ class SampleBuilder {
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool mosaic) const;
-  Sample mosaic4(size_t index, Rng& rng) const;
-  Sample single(size_t index, Rng& rng) const;
+  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const;
+  Sample mosaic4(size_t index, Rng& rng, const Flips& f) const;
+  Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;
   cv::Mat fetch(size_t index, Sample& s) const;
 
@@ -35,6 +42,11 @@ class SampleBuilder {
   bool augment_;
   AugmentParams hyp_;
 };
+
+/// Ultralytics' Mosaic-4 placement of tile i (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) of size
+/// `shp` around the centre (xc, yc) of a s2 x s2 canvas: the canvas rectangle it fills and the part of the
+/// tile shown there (both the same size).
+void mosaicPlacement(int i, int xc, int yc, cv::Size shp, int s2, cv::Rect* placed, cv::Rect* from);
 
 /// Beta(a, a)-distributed draw (MixUp ratio), from the Rng (Marsaglia-Tsang gamma draws).
 double betaSymmetric(Rng& rng, double a);

@@ -114,8 +114,10 @@ SafetensorsEntry parseEntry(const std::string& source, const std::string& name, 
   if (elem == 0) badTensor(source, name, "unknown dtype '" + e.dtype + "'");
   if (e.end < e.begin) badTensor(source, name, "data_offsets " + rangeText(e) + " end before begin");
   uint64_t numel = 1;
+  int64_t strides = 1;  // product of max(dim, 1): LibTorch's stride arithmetic must not overflow either
   for (int64_t d : e.shape) {
-    if (__builtin_mul_overflow(numel, uint64_t(d), &numel)) {
+    if (__builtin_mul_overflow(numel, uint64_t(d), &numel) ||
+        __builtin_mul_overflow(strides, std::max<int64_t>(d, 1), &strides)) {
       badTensor(source, name, "shape " + shapeText(e.shape) + " has too many elements");
     }
   }
@@ -216,6 +218,10 @@ SafetensorsView parse(const uint8_t* data, size_t size, const std::string& sourc
   view.header_json.assign(reinterpret_cast<const char*>(data + 8), size_t(n));
   view.data_offset = 8 + n;
   view.data_size = size - view.data_offset;
+
+  // The JSON parser stops at a NUL byte as if the text ended there; the format allows only space padding.
+  if (view.header_json.find('\0') != std::string::npos)
+    bad(source, "the header is not valid JSON: it holds a NUL byte");
 
   DuplicateKeyCheck dup;
   Json header;

@@ -25,12 +25,14 @@ struct LoaderBenchReport {
   int batches = 0;
   double seconds = 0;  ///< wall time of the timed epochs
   double images_per_s = 0;
-  double decode_ms = 0;     ///< per sample, summed over workers (CPU time spent decoding)
-  double augment_ms = 0;    ///< per sample: mosaic, affine, HSV, flips, letterbox
-  double collate_ms = 0;    ///< per sample: HWC BGR to CHW RGB into the batch tensor
-  double wait_ms = 0;       ///< per batch, time the consumer waited
-  double cache_fill_s = 0;  ///< time to fill the RAM cache (0 without)
-  std::string cache_note;   ///< why the RAM cache was refused, when it was
+  double decode_ms = 0;               ///< per sample, thread CPU time spent decoding
+  double augment_ms = 0;              ///< per sample: mosaic, affine, HSV, flips, letterbox
+  double collate_ms = 0;              ///< per sample: HWC BGR to CHW RGB into the batch tensor
+  double wait_ms = 0;                 ///< per batch, time the consumer waited
+  double cpu_ms = 0;                  ///< process CPU time per image (all threads) during the timed epochs
+  double projected_images_per_s = 0;  ///< min(workers, CPUs) x 1000 / cpu_ms: throughput on idle cores
+  double cache_fill_s = 0;            ///< time to fill the RAM cache (0 without)
+  std::string cache_note;             ///< why the RAM cache was refused, when it was
   int workers = 0;
   int torch_threads = 0;
 };

@@ -1,0 +1,3 @@
+# Verbs of the eval area.
+target_sources(ywb PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/verb_eval_coco.cpp)

@@ -1,0 +1,3 @@
+# Verbs of the io area.
+target_sources(ywb PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/verb_weights_info.cpp)

@@ -1,0 +1,3 @@
+# Tests of the io area (safetensors, state dicts).
+ywb_add_test(test_io_safetensors SOURCES test_io_safetensors.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
+ywb_add_test(test_io_state_dict SOURCES test_io_state_dict.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)

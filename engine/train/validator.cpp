@@ -55,7 +55,8 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     if (loss) loss_sum += (*loss)(feats, targets).items.to(device);
     t_inf += since(t0);
     t0 = Clock::now();
-    std::vector<at::Tensor> dets = eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic);
+    std::vector<at::Tensor> dets =
+        eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic);
     t_nms += since(t0);
     t0 = Clock::now();
     const int64_t n = x.size(0);
@@ -85,7 +86,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
         boxes.push_back(b);
       }
       if (opt.keep_detections) {
-        res.detections.push_back({batch.paths[size_t(i)], meta.orig_w, meta.orig_h, boxes, gt});
+        res.detections.push_back({batch.paths[size_t(i)], meta.orig_w, meta.orig_h, boxes, gt, 0.0});
       }
       metrics.addImage(gt, boxes);
     }

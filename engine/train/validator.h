@@ -11,6 +11,7 @@
 #include "data/loader.h"
 #include "loss/detection_loss.h"
 #include "model/detection_model.h"
+#include "ywb/inference.h"
 #include "ywb/metrics.h"
 
 namespace ywb {
@@ -22,14 +23,6 @@ struct ValidatorOptions {
   bool agnostic = false;
   bool autocast = false;         ///< run the model under autocast (dtype set by the caller's autocast state)
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
-};
-
-/// Detections of one image in original-image pixels.
-struct ImageDetections {
-  std::string path;
-  int width = 0, height = 0;
-  std::vector<DetBox> boxes;
-  std::vector<GtBox> truth;
 };
 
 struct ValidationResult {

@@ -1,0 +1,69 @@
+// Validation and prediction with trained weights (a training checkpoint's EMA weights or exported
+// safetensors weights): what `ywb val` and `ywb predict` run, and what the GUI's Predictions tab uses.
+// Thread rules: blocking calls; run them off the GUI thread. Reentrant.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ywb/metrics.h"
+
+namespace ywb {
+
+/// One image's detections (and ground truth, for validation) in original-image pixels.
+struct ImageDetections {
+  std::string path;
+  int width = 0, height = 0;
+  std::vector<DetBox> boxes;
+  std::vector<GtBox> truth;
+  double ms = 0;  ///< model + NMS time (predict)
+};
+
+struct ValOptions {
+  std::string data;     ///< data.yaml
+  std::string weights;  ///< checkpoint or exported weights (.safetensors)
+  std::string split = "val";
+  int imgsz = 0;  ///< 0 = the size the weights were trained at
+  int batch = 16;
+  double conf = 0.001, iou = 0.7;  ///< Ultralytics' validation defaults
+  int max_det = 300;
+  std::string device;  ///< "", "cpu" or a CUDA index
+  int workers = 4;
+  bool keep_detections = false;  ///< fill ValReport::detections
+  std::string save_json;         ///< write COCO-results JSON here when not empty
+};
+
+struct ValReport {
+  DetectionResults metrics;  ///< COCO-exact
+  std::vector<std::string> names;
+  double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
+  std::vector<ImageDetections> detections;
+};
+
+/// Validates weights on a split of a dataset. Throws ywb::Error (missing files, class-count mismatch, ...).
+ValReport validateWeights(const ValOptions& options);
+
+struct PredictOptions {
+  std::string weights;
+  std::string source;  ///< an image or a folder of images
+  double conf = 0.25, iou = 0.7;
+  int imgsz = 0;  ///< 0 = the size the weights were trained at
+  int max_det = 300;
+  std::string device;
+  bool agnostic = false;
+  std::string out_dir;   ///< where annotated images (and labels/) go; empty = write nothing
+  bool save_txt = true;  ///< YOLO-format labels/<stem>.txt with confidences
+};
+
+struct PredictReport {
+  std::vector<std::string> names;
+  std::vector<ImageDetections> images;
+  std::vector<std::string> skipped;  ///< "path: why" for unreadable images
+};
+
+/// Creates and returns a fresh run folder `project/name`, `name2`, ... (as training runs are named).
+std::string newRunDir(const std::string& project, const std::string& name);
+
+/// Runs the detector on every image of `source`. Throws ywb::Error for missing weights/source.
+PredictReport predictImages(const PredictOptions& options);
+
+}  // namespace ywb

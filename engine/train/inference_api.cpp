@@ -1,0 +1,181 @@
+// validateWeights() and predictImages(): the engine side of `ywb val`, `ywb predict` and the GUI's
+// Predictions tab.
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <opencv2/imgproc.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/threads.h"
+#include "data/dataset_scanner.h"
+#include "data/image_io.h"
+#include "data/image_list.h"
+#include "data/letterbox.h"
+#include "eval/nms.h"
+#include "train/model_loader.h"
+#include "train/run_dir.h"
+#include "train/validator.h"
+#include "ywb/inference.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+at::Device deviceFrom(const std::string& d) {
+  if (d == "cpu" || (d.empty() && !torch::cuda::is_available())) return at::Device(at::kCPU);
+  if (!torch::cuda::is_available())
+    fail("device=", d, ": CUDA is not available (see `ywb doctor`); use device=cpu");
+  return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d.empty() ? 0 : std::stoi(d)));
+}
+
+std::vector<std::string> sourceImages(const std::string& source) {
+  std::vector<std::string> out;
+  if (fs::is_directory(source)) {
+    for (const auto& e : fs::recursive_directory_iterator(source)) {
+      if (e.is_regular_file() && isImageFile(e.path().string())) out.push_back(e.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    if (out.empty()) fail("source=", source, ": no images (jpg, jpeg, png, bmp, tif, webp) in that folder");
+  } else if (fs::is_regular_file(source)) {
+    out.push_back(source);
+  } else {
+    fail("source=", source, ": no such image or folder");
+  }
+  return out;
+}
+
+cv::Scalar classColor(int c) {
+  static const cv::Scalar palette[] = {{56, 56, 255},  {151, 157, 255}, {31, 112, 255}, {29, 178, 255},
+                                       {49, 210, 207}, {10, 249, 72},   {23, 204, 146}, {134, 219, 61},
+                                       {211, 188, 0},  {209, 85, 0},    {255, 149, 50}, {255, 56, 132}};
+  return palette[c % 12];
+}
+
+void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names) {
+  for (const auto& b : boxes) {
+    const std::string name = b.cls < int(names.size()) ? names[size_t(b.cls)] : std::to_string(b.cls);
+    cv::rectangle(img, cv::Point(int(b.x1), int(b.y1)), cv::Point(int(b.x2), int(b.y2)), classColor(b.cls),
+                  2);
+    char label[128];
+    std::snprintf(label, sizeof label, "%s %.2f", name.c_str(), b.score);
+    cv::putText(img, label, cv::Point(int(b.x1), std::max(12, int(b.y1) - 4)), cv::FONT_HERSHEY_SIMPLEX, 0.5,
+                classColor(b.cls), 1, cv::LINE_AA);
+  }
+}
+
+}  // namespace
+
+std::string newRunDir(const std::string& project, const std::string& name) {
+  return makeRunDir(project, name, false);
+}
+
+ValReport validateWeights(const ValOptions& o) {
+  return guarded("val", [&] {
+    if (o.data.empty() || o.weights.empty()) fail("val needs data=DATA.yaml and weights=FILE.safetensors");
+    configureTorchThreads(0);
+    const at::Device device = deviceFrom(o.device);
+    LoadedModel lm = loadModelWeights(o.weights, device);
+    const DataConfig cfg = loadDataConfig(o.data);
+    if (cfg.names.size() != lm.names.size()) {
+      fail("the weights have ", lm.names.size(), " classes but ", cfg.yaml, " has ", cfg.names.size());
+    }
+    auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, o.split));
+    LoaderOptions lo;
+    lo.imgsz = o.imgsz > 0 ? o.imgsz : lm.imgsz;
+    lo.batch = o.batch;
+    lo.workers = o.workers;
+    lo.augment = false;
+    lo.rect = true;
+    lo.shuffle = false;
+    lo.hyp = AugmentParams::none();
+    DataLoader loader(split, lo);
+    ValidatorOptions vo;
+    vo.conf = o.conf;
+    vo.iou = o.iou;
+    vo.max_det = o.max_det;
+    vo.keep_detections = o.keep_detections || !o.save_json.empty();
+    ValidationResult r = runValidation(*lm.model, loader, nullptr, int(lm.names.size()), vo, device);
+    if (!o.save_json.empty()) writeFileAtomic(o.save_json, detectionsToCocoJson(r.detections));
+    ValReport rep;
+    rep.metrics = std::move(r.metrics);
+    rep.names = lm.names;
+    rep.ms_preprocess = r.ms_preprocess;
+    rep.ms_inference = r.ms_inference;
+    rep.ms_nms = r.ms_nms;
+    rep.ms_metrics = r.ms_metrics;
+    if (o.keep_detections) rep.detections = std::move(r.detections);
+    return rep;
+  });
+}
+
+PredictReport predictImages(const PredictOptions& o) {
+  return guarded("predict", [&] {
+    if (o.weights.empty() || o.source.empty()) fail("predict needs weights=FILE and source=IMAGE|FOLDER");
+    configureTorchThreads(0);
+    const at::Device device = deviceFrom(o.device);
+    LoadedModel lm = loadModelWeights(o.weights, device);
+    lm.model->fuse();
+    const int imgsz = o.imgsz > 0 ? o.imgsz : lm.imgsz;
+    PredictReport rep;
+    rep.names = lm.names;
+    if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
+    torch::NoGradGuard no_grad;
+    for (const auto& path : sourceImages(o.source)) {
+      int ow = 0, oh = 0;
+      cv::Mat img;
+      try {
+        img = loadImage(path, 0, /*fast=*/false, &ow, &oh);
+      } catch (const Error& e) {
+        rep.skipped.push_back(e.what());
+        continue;
+      }
+      LetterboxInfo info;
+      cv::Mat lb = letterbox(img, cv::Size(imgsz, imgsz), /*auto_mode=*/true, /*scaleup=*/false, 32, &info);
+      cv::Mat rgb;
+      cv::cvtColor(lb, rgb, cv::COLOR_BGR2RGB);
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor x = at::from_blob(rgb.data, {1, rgb.rows, rgb.cols, 3}, at::kByte)
+                         .permute({0, 3, 1, 2})
+                         .to(device)
+                         .to(at::kFloat)
+                         .div_(255.0);
+      at::Tensor det = eval::nonMaxSuppression(lm.model->predict(x), o.conf, o.iou, o.max_det, o.agnostic)[0];
+      det = det.to(at::kCPU).contiguous();
+      ImageDetections out;
+      out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      out.path = path;
+      out.width = ow;
+      out.height = oh;
+      auto d = det.accessor<float, 2>();
+      std::string txt;
+      for (int64_t k = 0; k < det.size(0); ++k) {
+        DetBox b;
+        b.x1 = std::clamp(float((d[k][0] - info.left) / info.ratio), 0.f, float(ow));
+        b.y1 = std::clamp(float((d[k][1] - info.top) / info.ratio), 0.f, float(oh));
+        b.x2 = std::clamp(float((d[k][2] - info.left) / info.ratio), 0.f, float(ow));
+        b.y2 = std::clamp(float((d[k][3] - info.top) / info.ratio), 0.f, float(oh));
+        b.score = d[k][4];
+        b.cls = int(d[k][5]);
+        out.boxes.push_back(b);
+        char line[160];
+        std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f %.5f\n", b.cls, (b.x1 + b.x2) / 2 / ow,
+                      (b.y1 + b.y2) / 2 / oh, (b.x2 - b.x1) / ow, (b.y2 - b.y1) / oh, b.score);
+        txt += line;
+      }
+      if (!o.out_dir.empty()) {
+        const std::string stem = fs::path(path).stem().string();
+        drawDetections(img, out.boxes, lm.names);
+        writeFileAtomic((fs::path(o.out_dir) / (stem + ".jpg")).string(), encodeJpeg(img, 92));
+        if (o.save_txt) writeFileAtomic((fs::path(o.out_dir) / "labels" / (stem + ".txt")).string(), txt);
+      }
+      rep.images.push_back(std::move(out));
+    }
+    return rep;
+  });
+}
+
+}  // namespace ywb

@@ -57,17 +57,6 @@ at::Tensor syntheticHead(const EvalBenchOptions& o, std::vector<std::vector<GtBo
   return p;
 }
 
-std::vector<DetBox> toDetBoxes(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kCPU).contiguous();
-  const float* x = c.data_ptr<float>();
-  std::vector<DetBox> out(static_cast<size_t>(c.size(0)));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const float* r = x + 6 * i;
-    out[i] = {r[0], r[1], r[2], r[3], r[4], int(r[5])};
-  }
-  return out;
-}
-
 // DetectionMetrics alone at dataset scale: ~7 boxes per image over all classes, coco_dets detections per
 // image (jittered copies of the boxes with high scores, the rest random with low scores).
 void timeLargeMetrics(const EvalBenchOptions& o, EvalBenchReport* r) {
@@ -143,7 +132,7 @@ EvalBenchReport benchmarkEval(const EvalBenchOptions& o) {
       nms_ms += msSince(t0);
       t0 = Clock::now();
       for (size_t i = 0; i < outs.size(); ++i) {
-        const std::vector<DetBox> dets = toDetBoxes(outs[i]);
+        const std::vector<DetBox> dets = eval::detBoxesFromTensor(outs[i]);
         kept += double(dets.size());
         metrics.addImage(gt[i], dets);
       }

@@ -1,5 +1,6 @@
 // Reading COCO instances (ground truth) and COCO results (detections) JSON into the public structs.
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -159,6 +160,28 @@ std::vector<CocoDetection> parseCocoDetections(const std::string& json_text, con
 
 std::vector<CocoDetection> loadCocoDetections(const std::string& path) {
   return parseCocoDetections(readFile(path), path);
+}
+
+std::string cocoDetectionsJson(const std::vector<CocoDetection>& dets) {
+  std::string out = "[";
+  char buf[256];
+  for (size_t i = 0; i < dets.size(); ++i) {
+    const CocoDetection& d = dets[i];
+    // %.17g of the rounded value keeps the rounding exact and the text short ("12.345", not 12.3449999...).
+    const auto r = [](double v, double scale) { return std::round(v * scale) / scale; };
+    std::snprintf(buf, sizeof buf,
+                  "%s\n{\"image_id\": %lld, \"category_id\": %lld, \"bbox\": [%.15g, %.15g, %.15g, %.15g], "
+                  "\"score\": %.15g}",
+                  i ? "," : "", static_cast<long long>(d.image_id), static_cast<long long>(d.category_id),
+                  r(d.x, 1e3), r(d.y, 1e3), r(d.w, 1e3), r(d.h, 1e3), r(d.score, 1e5));
+    out += buf;
+  }
+  out += dets.empty() ? "]\n" : "\n]\n";
+  return out;
+}
+
+void writeCocoDetections(const std::string& path, const std::vector<CocoDetection>& dets) {
+  writeFileAtomic(path, cocoDetectionsJson(dets));
 }
 
 }  // namespace ywb

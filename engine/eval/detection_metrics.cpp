@@ -1,6 +1,5 @@
 // DetectionMetrics: YOLO boxes in, COCO-exact mAP + Ultralytics-style P/R/F1, confusion matrix, curves out.
 #include <cmath>
-#include <cstdio>
 
 #include "core/error.h"
 #include "eval/coco_evaluator.h"
@@ -133,6 +132,14 @@ DetectionResults DetectionMetrics::compute() const {
   cv.pr.assign(size_t(d.nc), {});
   cv.pr_mean.assign(cv.recall.size(), 0.0);
   int with_gt = 0;
+  std::vector<int64_t> images_with(size_t(d.nc), 0);
+  {
+    std::vector<int64_t> seen(size_t(d.nc), -1);
+    for (const CocoAnnotation& a : d.gt.annotations) {  // annotations are in image order
+      if (seen[size_t(a.category_id)] != a.image_id) ++images_with[size_t(a.category_id)];
+      seen[size_t(a.category_id)] = a.image_id;
+    }
+  }
   for (int k = 0; k < r.K; ++k) {
     ClassMetrics cm;
     cm.cls = int(r.cat_ids[size_t(k)]);
@@ -152,6 +159,7 @@ DetectionResults DetectionMetrics::compute() const {
         cv.pr_mean[size_t(ri)] += pr[size_t(ri)];
       }
     }
+    cm.images = int64_t(images_with[size_t(k)]);
     out.per_class.push_back(cm);
   }
   if (with_gt > 0) {
@@ -169,13 +177,6 @@ DetectionResults DetectionMetrics::compute() const {
   cv.recall_mean = cc.recall_mean;
   cv.f1_mean = cc.f1_mean;
   return out;
-}
-
-std::string metricsSummaryLine(const DetectionResults& r) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "P %.3f R %.3f mAP50 %.3f mAP50-95 %.3f (COCO-exact)", r.precision, r.recall,
-                r.map50, r.map);
-  return buf;
 }
 
 }  // namespace ywb

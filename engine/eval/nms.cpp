@@ -224,6 +224,18 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
   return out;
 }
 
+std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets) {
+  if (dets.dim() != 2 || dets.size(1) != 6) fail("detections must be [k, 6], got ", dets.sizes());
+  const at::Tensor c = dets.to(at::kCPU, at::kFloat).contiguous();
+  const float* x = c.data_ptr<float>();
+  std::vector<DetBox> out(static_cast<size_t>(c.size(0)));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float* r = x + 6 * i;
+    out[i] = {r[0], r[1], r[2], r[3], r[4], int(r[5])};
+  }
+  return out;
+}
+
 std::vector<at::Tensor> nonMaxSuppression(const at::Tensor& pred, double conf, double iou, int max_det,
                                           bool agnostic, int max_nms, bool multi_label) {
   return guarded("non-maximum suppression", [&] {

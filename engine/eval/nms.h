@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ywb/metrics.h"
+
 namespace ywb::eval {
 
 /// `pred`: [N, 4 + nc, A] decoded head output (cx, cy, w, h in pixels, then per-class scores), any float
@@ -20,6 +22,9 @@ namespace ywb::eval {
 std::vector<at::Tensor> nonMaxSuppression(const at::Tensor& pred, double conf = 0.001, double iou = 0.7,
                                           int max_det = 300, bool agnostic = false, int max_nms = 30000,
                                           bool multi_label = false);
+
+/// Converts one image's NMS output [k, 6] (any device) to the boxes DetectionMetrics takes.
+std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets);
 
 /// The two pipelines behind nonMaxSuppression (same arguments, same results): plain loops over a host copy
 /// (used for CPU tensors; LibTorch 1.13's CPU reductions over 80 classes cost more than the whole loop), and

@@ -273,6 +273,26 @@ class TestEvalCoco : public QObject {
     QVERIFY_EXCEPTION_THROWN(evaluateCoco(dup, {}), Error);
   }
 
+  // Writing results and reading them back gives the same detections (rounded like Ultralytics' save_json)
+  // and therefore the same numbers.
+  void resultsRoundTrip() {
+    const CocoGroundTruth gt =
+        truth({1, 2}, {1, 2}, {box(1, 1, 1, 10, 10, 40, 40), box(2, 2, 2, 0, 0, 100, 80)});
+    const std::vector<CocoDetection> dt = {det(1, 1, 11.0004, 10.2, 39.5, 40, 0.912345678),
+                                           det(2, 2, 3, 1, 95, 77.25, 0.5), det(2, 1, 0, 0, 10, 10, 0.1)};
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/sub/results.json").toStdString();
+    writeCocoDetections(path, dt);
+    const std::vector<CocoDetection> back = loadCocoDetections(path);
+    QCOMPARE(back.size(), dt.size());
+    QCOMPARE(back[0].x, 11.0);         // 3 decimals
+    QCOMPARE(back[0].score, 0.91235);  // 5 decimals
+    QCOMPARE(back[1].h, 77.25);
+    QCOMPARE(back[2].category_id, int64_t(1));
+    QCOMPARE(evaluateCoco(gt, back).stats, evaluateCoco(gt, dt).stats);
+    QCOMPARE(QString::fromStdString(cocoDetectionsJson({})), QString("[]\n"));
+  }
+
   void textLayoutIsPycocotools() {
     CocoStats s;
     s.stats = {0.5036,   0.696973, 0.571667, 0.593252, 0.557991, -1,
@@ -312,6 +332,14 @@ class TestEvalCoco : public QObject {
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitCode(), 1);
     QVERIFY(p.readAllStandardError().contains("gt="));
+    // The benchmark verb runs end to end on a small synthetic head.
+    p.start(YW_CLI_PATH, {"bench", "eval", "images=8", "batch=4", "classes=5", "anchors=400",
+                          "coco_images=20", "threads=1", "--json"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject b = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    QVERIFY(b["nms_ms_per_image"].toDouble() > 0);
+    QCOMPARE(b["coco_images"].toInt(), 20);
   }
 };
 

@@ -45,6 +45,18 @@ class TestEvalMetrics : public QObject {
     }
     QCOMPARE(r.confusion.at(3, 3), int64_t(0));
     QVERIFY(std::fabs(r.fitness() - 1) < 1e-12);
+    QCOMPARE(r.per_class[0].images, int64_t(1));
+    // The table: header, "all", one row per class with boxes, the COCO-exact note.
+    const QStringList t =
+        QString::fromStdString(metricsTable(r, {"circle", "square"})).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(t.size(), 6);
+    QVERIFY(t[0].contains("mAP50-95)"));
+    QCOMPARE(t[1].simplified(), QString("all 2 3 1 1 1 1"));
+    QCOMPARE(t[2].simplified(), QString("circle 1 1 1 1 1 1"));
+    QCOMPARE(t[4].simplified(), QString("2 1 1 1 1 1 1"));  // unnamed class prints its index
+    QVERIFY(t[5].contains("COCO-exact"));
+    const std::string j = detectionResultsJson(r, {}, true);
+    QVERIFY(j.find("\"mAP50-95\"") != std::string::npos && j.find("\"f1_mean\"") != std::string::npos);
   }
 
   // The same scene as TestEvalCoco::halfFoundAtIou075, fed as YOLO corner boxes: four 200x200 boxes, two

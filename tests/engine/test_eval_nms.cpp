@@ -64,6 +64,16 @@ class TestEvalNms : public QObject {
     QCOMPARE(col(nonMaxSuppression(p, 0.001, 0.5)[0], 4), (std::vector<float>{0.9f, 0.7f}));
   }
 
+  void detBoxesFromTensor() {
+    const at::Tensor out = nonMaxSuppression(head({{50, 50, 100, 100, 2, 0.9f}}, 3))[0];
+    const std::vector<ywb::DetBox> b = ywb::eval::detBoxesFromTensor(out);
+    QCOMPARE(b.size(), size_t(1));
+    QCOMPARE(b[0].x1, 0.0f);
+    QCOMPARE(b[0].y2, 100.0f);
+    QCOMPARE(b[0].score, 0.9f);
+    QCOMPARE(b[0].cls, 2);
+  }
+
   void classAwareVersusAgnostic() {
     // Two identical boxes of different classes: class-aware keeps both, agnostic keeps the better one.
     const at::Tensor p = head({{50, 50, 40, 40, 0, 0.6f}, {50, 50, 40, 40, 1, 0.8f}}, 2);

@@ -82,6 +82,11 @@ std::vector<CocoDetection> parseCocoDetections(const std::string& json_text,
                                                const std::string& source = "detections");
 std::vector<CocoDetection> loadCocoDetections(const std::string& path);
 
+/// COCO results JSON for `dets` (bbox rounded to 3 decimals, score to 5, as Ultralytics' save_json does).
+std::string cocoDetectionsJson(const std::vector<CocoDetection>& dets);
+/// Writes cocoDetectionsJson() to `path` atomically. Throws ywb::Error naming the path.
+void writeCocoDetections(const std::string& path, const std::vector<CocoDetection>& dets);
+
 /// Runs COCOeval (bbox). Throws ywb::Error when a detection names an image that is not in `gt`
 /// (pycocotools refuses such results too), or on duplicate annotation ids.
 CocoStats evaluateCoco(const CocoGroundTruth& gt, const std::vector<CocoDetection>& detections);

@@ -14,6 +14,8 @@ struct EvalBenchOptions {
   int threads = 0;             ///< LibTorch intra-op threads, 0 = all available CPUs
   std::string device = "cpu";  ///< "cpu" or "cuda"
   uint64_t seed = 0;
+  int coco_images = 0;  ///< > 0: also time DetectionMetrics alone on this many images (val2017: 5000)
+  int coco_dets = 100;  ///< detections per image for that run
 };
 
 struct EvalBenchReport {
@@ -26,6 +28,9 @@ struct EvalBenchReport {
   double metrics_add_ms_per_image = 0;  ///< DetectionMetrics::addImage (incl. confusion matrix)
   double metrics_compute_ms = 0;        ///< DetectionMetrics::compute for all images
   double map50 = 0;                     ///< of the synthetic scene, a sanity value only
+  double coco_add_ms = 0;               ///< coco_images run: all addImage calls
+  double coco_compute_ms = 0;           ///< coco_images run: compute()
+  int64_t coco_detections = 0;
 };
 
 /// Runs the benchmark on synthetic data. Throws ywb::Error for bad options or a missing CUDA device.

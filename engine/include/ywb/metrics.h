@@ -46,6 +46,7 @@ struct ConfusionMatrix {
 /// Per-class numbers. ap/ap50 are -1 for classes without ground truth.
 struct ClassMetrics {
   int cls = 0;
+  int64_t images = 0;  ///< images with at least one box of this class
   int64_t num_gt = 0;  ///< ground-truth boxes ("instances")
   int64_t num_dt = 0;  ///< detections evaluated (at most 100 per image and class, COCO's maxDets)
   double ap50 = -1;    ///< COCO AP at IoU 0.50
@@ -110,5 +111,15 @@ class DetectionMetrics {
 
 /// One line for logs, e.g. "P 0.712 R 0.654 mAP50 0.701 mAP50-95 0.482 (COCO-exact)".
 std::string metricsSummaryLine(const DetectionResults& r);
+
+/// The validation table in Ultralytics' layout (Class, Images, Instances, P, R, mAP50, mAP50-95), an "all"
+/// row then one row per class with ground truth; a header note says the mAP is COCO-exact.
+/// `names[c]` names class c (missing names print the index).
+std::string metricsTable(const DetectionResults& r, const std::vector<std::string>& names);
+
+/// The results as JSON: coco stats (named), P/R/F1/best_conf, per-class rows, confusion matrix, and with
+/// `curves` the PR and confidence curves.
+std::string detectionResultsJson(const DetectionResults& r, const std::vector<std::string>& names,
+                                 bool curves = false);
 
 }  // namespace ywb

@@ -9,10 +9,12 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "hyperparams_tab.h"
 #include "log_view.h"
 #include "placeholder_tab.h"
 #include "system_panel.h"
 #include "theme.h"
+#include "training_tab.h"
 #include "ywb/version.h"
 
 namespace ywb::gui {
@@ -35,25 +37,32 @@ void MainWindow::buildTabs() {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("mainTabs");
   tabs_->setDocumentMode(true);
+  hyper_ = new HyperparamsTab(tabs_);
+  training_ = new TrainingTab(tabs_);
+  training_->setArgsProvider([h = hyper_] { return h->args(); });
   struct Spec {
     QString title, text;
   };
-  const Spec specs[] = {
+  const Spec pending[] = {
       {tr("Dataset"), tr("Open a data.yaml, see the scan report (counts and each problem with its reason), the class "
                          "histogram, box sizes and an image browser with ground-truth boxes.")},
-      {tr("Hyperparameters"), tr("Every training argument with its Ultralytics name, grouped, with ranges, tooltips, "
-                                 "highlighted changes and YAML load/save.")},
       {tr("Augmentation"), tr("A live grid of augmented training samples (Mosaic, affine, HSV, flips, MixUp) that "
                               "re-renders whenever a parameter changes.")},
-      {tr("Training"), tr("Start, pause, stop and resume; live loss, mAP, learning-rate, GPU load and GPU memory "
-                          "charts; the current phase; the log.")},
       {tr("Feature maps"), tr("Channel activations of a chosen layer for a chosen image, from the EMA weights.")},
       {tr("Predictions"), tr("Validation images with predicted and ground-truth boxes, per-class AP, confusion "
                              "matrix and PR curves (COCO-exact metrics).")},
       {tr("Export"), tr("Export trained weights to safetensors and ONNX, verified by a second runtime.")},
       {tr("Runs"), tr("Runs in the runs folder with their best metrics; overlay curves to compare.")},
   };
-  for (const auto& s : specs) tabs_->addTab(new PlaceholderTab(s.title, s.text, tabs_), s.title);
+  auto placeholder = [&](int i) { return new PlaceholderTab(pending[i].title, pending[i].text, tabs_); };
+  tabs_->addTab(placeholder(0), tr("Dataset"));
+  tabs_->addTab(hyper_, tr("Hyperparameters"));
+  tabs_->addTab(placeholder(1), tr("Augmentation"));
+  tabs_->addTab(training_, tr("Training"));
+  tabs_->addTab(placeholder(2), tr("Feature maps"));
+  tabs_->addTab(placeholder(3), tr("Predictions"));
+  tabs_->addTab(placeholder(4), tr("Export"));
+  tabs_->addTab(placeholder(5), tr("Runs"));
   setCentralWidget(tabs_);
 }
 
@@ -71,6 +80,8 @@ void MainWindow::buildDocks() {
   log_dock->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock);
   connect(system_, &SystemPanel::logLine, log_, &LogView::appendLine);
+  connect(training_, &TrainingTab::logLine, log_, &LogView::appendLine);
+  connect(hyper_, &HyperparamsTab::logLine, log_, &LogView::appendLine);
 }
 
 void MainWindow::buildMenus() {

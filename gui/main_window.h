@@ -7,8 +7,10 @@ class QTabWidget;
 
 namespace ywb::gui {
 
+class HyperparamsTab;
 class LogView;
 class SystemPanel;
+class TrainingTab;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -18,6 +20,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   SystemPanel* systemPanel() const { return system_; }
   LogView* log() const { return log_; }
+  HyperparamsTab* hyperparams() const { return hyper_; }
+  TrainingTab* training() const { return training_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -31,6 +35,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   SystemPanel* system_ = nullptr;
   LogView* log_ = nullptr;
+  HyperparamsTab* hyper_ = nullptr;
+  TrainingTab* training_ = nullptr;
 };
 
 }  // namespace ywb::gui

@@ -1,0 +1,286 @@
+#include "hyperparams_tab.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ywb/error.h"
+
+namespace ywb::gui {
+namespace {
+
+// Enough decimals to show the default and the smallest sensible step of the range.
+int decimalsFor(const ywb::ArgSpec& s) {
+  if (s.max <= 0.01) return 6;
+  if (s.max <= 1.0) return 4;
+  return 3;
+}
+
+QString groupTitle(const std::string& g) {
+  QString t = QString::fromStdString(g);
+  if (!t.isEmpty()) t[0] = t[0].toUpper();
+  return t;
+}
+
+}  // namespace
+
+HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
+  setObjectName("hyperparamsTab");
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  auto* load = new QPushButton(tr("Load YAML..."), this);
+  auto* save = new QPushButton(tr("Save YAML..."), this);
+  auto* reset = new QPushButton(tr("Reset all to defaults"), this);
+  status_ = new QLabel(tr("Ultralytics argument names and defaults; hover a name for its meaning and range."), this);
+  status_->setObjectName("hyperStatus");
+  status_->setWordWrap(true);
+  for (QPushButton* b : {load, save, reset}) bar->addWidget(b);
+  bar->addWidget(status_, 1);
+  layout->addLayout(bar);
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  auto* host = new QWidget(scroll);
+  auto* columns = new QGridLayout(host);
+  // Groups in spec order, laid out in three columns.
+  QStringList order;
+  QHash<QString, QFormLayout*> forms;
+  for (const ywb::ArgSpec& spec : ywb::trainArgSpecs()) {
+    const QString group = QString::fromStdString(spec.group);
+    if (!forms.contains(group)) {
+      auto* box = new QGroupBox(groupTitle(spec.group), host);
+      auto* form = new QFormLayout(box);
+      form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+      forms.insert(group, form);
+      const int i = order.size();
+      order << group;
+      columns->addWidget(box, i / 3, i % 3, Qt::AlignTop);
+    }
+    const QString name = QString::fromStdString(spec.name);
+    specs_.insert(name, spec);
+    QWidget* ed = makeEditor(spec);
+    auto* label = new QLabel(name, host);
+    QString tip = QString::fromStdString(spec.help) + "\n" + tr("default: %1").arg(QString::fromStdString(spec.default_text));
+    if (spec.type == ywb::ArgType::Int || spec.type == ywb::ArgType::Double)
+      tip += "\n" + tr("range: %1 .. %2").arg(spec.min).arg(spec.max);
+    if (!spec.choices.empty()) {
+      QStringList c;
+      for (const auto& x : spec.choices) c << QString::fromStdString(x);
+      tip += "\n" + tr("choices: %1").arg(c.join(", "));
+    }
+    label->setToolTip(tip);
+    ed->setToolTip(tip);
+    auto* row = new QWidget(host);
+    auto* rl = new QHBoxLayout(row);
+    rl->setContentsMargins(0, 0, 0, 0);
+    rl->addWidget(ed, 1);
+    auto* r = new QToolButton(row);
+    r->setText(QString::fromUtf8("\u21ba"));
+    r->setToolTip(tr("Reset %1 to %2").arg(name, QString::fromStdString(spec.default_text)));
+    r->setEnabled(false);
+    rl->addWidget(r);
+    connect(r, &QToolButton::clicked, this,
+            [this, name, d = QString::fromStdString(spec.default_text)] { setValue(name, d); });
+    labels_.insert(name, label);
+    resets_.insert(name, r);
+    forms.value(group)->addRow(label, row);
+  }
+  columns->setRowStretch(columns->rowCount(), 1);
+  scroll->setWidget(host);
+  layout->addWidget(scroll, 1);
+
+  connect(load, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load training arguments"), QString(),
+                                                      tr("YAML (*.yaml *.yml);;All files (*)"));
+    QString error;
+    if (!path.isEmpty() && !loadYaml(path, &error)) status_->setText(error);
+  });
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save training arguments"), "args.yaml", tr("YAML (*.yaml *.yml)"));
+    QString error;
+    if (!path.isEmpty() && !saveYaml(path, &error)) status_->setText(error);
+  });
+  connect(reset, &QPushButton::clicked, this, &HyperparamsTab::resetAll);
+}
+
+QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
+  const QString name = QString::fromStdString(spec.name);
+  QWidget* w = nullptr;
+  auto changed = [this, name] {
+    if (loading_) return;
+    markModified(name);
+    Q_EMIT argsChanged();
+  };
+  switch (spec.type) {
+    case ywb::ArgType::Int: {
+      auto* s = new QSpinBox(this);
+      s->setRange(int(std::max(spec.min, -2147483647.0)), int(std::min(spec.max, 2147483647.0)));
+      s->setValue(QString::fromStdString(spec.default_text).toInt());
+      connect(s, &QSpinBox::valueChanged, this, changed);
+      w = s;
+      break;
+    }
+    case ywb::ArgType::Double: {
+      auto* s = new QDoubleSpinBox(this);
+      s->setDecimals(decimalsFor(spec));
+      s->setRange(spec.min, spec.max);
+      s->setSingleStep(std::pow(10.0, std::floor(std::log10(std::max(spec.max, 1e-9)))) / 100.0);
+      s->setValue(QString::fromStdString(spec.default_text).toDouble());
+      connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+      w = s;
+      break;
+    }
+    case ywb::ArgType::Bool: {
+      auto* c = new QCheckBox(this);
+      c->setChecked(spec.default_text == "true");
+      connect(c, &QCheckBox::toggled, this, changed);
+      w = c;
+      break;
+    }
+    case ywb::ArgType::String: {
+      if (!spec.choices.empty()) {
+        auto* c = new QComboBox(this);
+        for (const auto& x : spec.choices) c->addItem(QString::fromStdString(x));
+        c->setCurrentText(QString::fromStdString(spec.default_text));
+        connect(c, &QComboBox::currentTextChanged, this, changed);
+        w = c;
+      } else {
+        auto* e = new QLineEdit(QString::fromStdString(spec.default_text), this);
+        e->setPlaceholderText(tr("(empty)"));
+        connect(e, &QLineEdit::textChanged, this, changed);
+        w = e;
+      }
+      break;
+    }
+  }
+  w->setObjectName("arg_" + name);
+  editors_.insert(name, w);
+  return w;
+}
+
+void HyperparamsTab::writeEditor(const QString& name, const QString& text) {
+  QWidget* w = editors_.value(name);
+  if (auto* s = qobject_cast<QSpinBox*>(w)) s->setValue(text.toInt());
+  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(text.toDouble());
+  else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(text == "true");
+  else if (auto* b = qobject_cast<QComboBox*>(w)) b->setCurrentText(text);
+  else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(text);
+}
+
+QString HyperparamsTab::readEditor(const QString& name) const {
+  QWidget* w = editors_.value(name);
+  if (auto* s = qobject_cast<QSpinBox*>(w)) return QString::number(s->value());
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) return QString::number(d->value(), 'g', 10);
+  if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked() ? "true" : "false";
+  if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentText();
+  if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
+  return {};
+}
+
+void HyperparamsTab::markModified(const QString& name) {
+  const ywb::ArgSpec& spec = specs_[name];
+  ywb::TrainArgs defaults;
+  bool mod = false;
+  try {
+    ywb::TrainArgs a;
+    a.set(spec.name, readEditor(name).toStdString());
+    mod = a.get(spec.name) != defaults.get(spec.name);
+  } catch (const std::exception&) {
+    mod = true;
+  }
+  labels_[name]->setStyleSheet(mod ? "color: #f5a623; font-weight: bold;" : QString());
+  resets_[name]->setEnabled(mod);
+}
+
+ywb::TrainArgs HyperparamsTab::args() const {
+  ywb::TrainArgs a;
+  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it) {
+    try {
+      a.set(it.key().toStdString(), readEditor(it.key()).toStdString());
+    } catch (const std::exception&) {
+      // editors enforce ranges; a value that still fails keeps the default
+    }
+  }
+  return a;
+}
+
+void HyperparamsTab::setArgs(const ywb::TrainArgs& a) {
+  loading_ = true;
+  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it)
+    writeEditor(it.key(), QString::fromStdString(a.get(it.key().toStdString())));
+  loading_ = false;
+  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it) markModified(it.key());
+  Q_EMIT argsChanged();
+}
+
+bool HyperparamsTab::setValue(const QString& name, const QString& value) {
+  if (!editors_.contains(name)) return false;
+  ywb::TrainArgs probe;
+  try {
+    probe.set(name.toStdString(), value.toStdString());  // the engine's own range/type check
+  } catch (const std::exception& e) {
+    status_->setText(QString::fromUtf8(e.what()));
+    return false;
+  }
+  if (readEditor(name) == QString::fromStdString(probe.get(name.toStdString()))) return true;
+  writeEditor(name, QString::fromStdString(probe.get(name.toStdString())));
+  return true;
+}
+
+QString HyperparamsTab::value(const QString& name) const { return readEditor(name); }
+
+QStringList HyperparamsTab::modified() const {
+  QStringList out;
+  for (const auto& kv : ywb::changedTrainArgs(args())) out << QString::fromStdString(kv.first);
+  return out;
+}
+
+bool HyperparamsTab::loadYaml(const QString& path, QString* error) {
+  ywb::TrainArgs a;
+  try {
+    const auto unknown = ywb::loadTrainArgsYaml(path.toStdString(), a);
+    setArgs(a);
+    QStringList u;
+    for (const auto& k : unknown) u << QString::fromStdString(k);
+    const QString msg = u.isEmpty() ? tr("Loaded %1").arg(path)
+                                    : tr("Loaded %1; ignored keys this trainer does not use: %2").arg(path, u.join(", "));
+    status_->setText(msg);
+    Q_EMIT logLine(msg);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    Q_EMIT logLine(tr("Could not load %1: %2").arg(path, QString::fromUtf8(e.what())));
+    return false;
+  }
+}
+
+bool HyperparamsTab::saveYaml(const QString& path, QString* error) {
+  QSaveFile f(path);
+  const std::string text = ywb::trainArgsToYaml(args());
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+      !f.commit()) {
+    if (error) *error = tr("Could not write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  status_->setText(tr("Saved %1").arg(path));
+  return true;
+}
+
+void HyperparamsTab::resetAll() { setArgs(ywb::TrainArgs{}); }
+
+}  // namespace ywb::gui

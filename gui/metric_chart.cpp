@@ -1,0 +1,103 @@
+#include "metric_chart.h"
+
+namespace ywb::gui {
+
+QColor MetricChart::color(int i) {
+  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23), QColor(0x8b, 0xc3, 0x4a),
+                                  QColor(0xe5, 0x73, 0x73), QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f),
+                                  QColor(0x4d, 0xb6, 0xac), QColor(0xa1, 0x88, 0x7f)};
+  return colors[((i % 8) + 8) % 8];
+}
+
+void MetricChart::styleDark(QCustomPlot* plot) {
+  const QColor fg(0xd0, 0xd0, 0xd0), grid(0x44, 0x48, 0x50);
+  plot->setBackground(QColor(0x1a, 0x1d, 0x23));
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    axis->setBasePen(QPen(fg));
+    axis->setTickPen(QPen(fg));
+    axis->setSubTickPen(QPen(fg));
+    axis->setTickLabelColor(fg);
+    axis->setLabelColor(fg);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
+  plot->legend->setBrush(QColor(0x23, 0x27, 0x2e, 200));
+  plot->legend->setTextColor(fg);
+  plot->legend->setBorderPen(QPen(grid));
+}
+
+MetricChart::MetricChart(const QString& title, const QString& x_label, const QString& y_label, QWidget* parent)
+    : QCustomPlot(parent) {
+  setMinimumSize(240, 170);
+  setNoAntialiasingOnDrag(true);
+  plotLayout()->insertRow(0);
+  title_ = new QCPTextElement(this, title, QFont(font().family(), 9, QFont::Bold));
+  title_->setTextColor(QColor(0xe6, 0xe6, 0xe6));
+  plotLayout()->addElement(0, 0, title_);
+  xAxis->setLabel(x_label);
+  yAxis->setLabel(y_label);
+  legend->setVisible(true);
+  legend->setFont(QFont(font().family(), 7));
+  legend->setRowSpacing(-3);
+  axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  styleDark(this);
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+int MetricChart::addSeries(const QString& name, const QColor& c, Qt::PenStyle style, bool dots) {
+  QCPGraph* g = addGraph();
+  g->setName(name);
+  g->setPen(QPen(c, 1.6, style));
+  if (dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+  return graphCount() - 1;
+}
+
+void MetricChart::append(int series, double x, double y) {
+  graph(series)->addData(x, y);  // appending at the end (x never decreases) is O(1) in QCPDataContainer
+  dirty_ = true;
+}
+
+void MetricChart::addMarker(double x, const QString& label) {
+  auto* line = new QCPItemStraightLine(this);
+  line->point1->setCoords(x, 0);
+  line->point2->setCoords(x, 1);
+  line->setPen(QPen(QColor(0xff, 0xd5, 0x4f), 1, Qt::DashLine));
+  auto* text = new QCPItemText(this);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setCoords(x, 0.02);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  text->setText(label);
+  text->setColor(QColor(0xff, 0xd5, 0x4f));
+  text->setFont(QFont(font().family(), 7));
+  markers_ << line;
+  marker_labels_ << text;
+  dirty_ = true;
+}
+
+void MetricChart::refresh() {
+  if (!dirty_) return;
+  dirty_ = false;
+  rescaleAxes(true);
+  QCPRange yr = yAxis->range();
+  if (yr.lower >= 0) yr.lower = 0;  // losses, rates and loads start at zero
+  if (yr.size() <= 0) yr.upper = yr.lower + 1;
+  yAxis->setRange(yr.lower, yr.upper * 1.05 + 1e-12);
+  for (QCPItemStraightLine* m : markers_) {
+    if (m->point1->coords().x() > xAxis->range().upper) xAxis->setRangeUpper(m->point1->coords().x() * 1.02);
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::clearData() {
+  for (int i = 0; i < graphCount(); ++i) graph(i)->data()->clear();
+  for (auto* m : markers_) removeItem(m);
+  for (auto* t : marker_labels_) removeItem(t);
+  markers_.clear();
+  marker_labels_.clear();
+  dirty_ = true;
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+int MetricChart::points(int series) const { return graph(series)->dataCount(); }
+
+}  // namespace ywb::gui

@@ -1,0 +1,118 @@
+#include "training_controller.h"
+
+#include <QPointer>
+#include <QThread>
+#include <exception>
+
+#include "ywb/error.h"
+#include "ywb/trainer.h"
+
+namespace ywb::gui {
+
+// Lives as long as the run; its callbacks run on the trainer thread and only copy values.
+class TrainingController::Observer : public ywb::TrainObserver {
+ public:
+  explicit Observer(TrainingController* owner) : owner_(owner) {}
+  void onPhase(ywb::TrainPhase phase, const std::string& detail) override {
+    post([phase, d = QString::fromStdString(detail)](TrainingController* c) { Q_EMIT c->phaseChanged(phase, d); });
+  }
+  void onStep(const ywb::StepMetrics& m) override { owner_->pushStep(m); }
+  void onEpoch(const ywb::EpochMetrics& m) override {
+    post([m](TrainingController* c) { Q_EMIT c->epochFinished(m); });
+  }
+  void onLog(const std::string& line) override {
+    post([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
+  }
+  void onFinished(const ywb::TrainSummary& s) override {
+    post([s](TrainingController* c) { Q_EMIT c->finished(s); });
+  }
+  template <class F>
+  void post(F f) {
+    QPointer<TrainingController> self(owner_);
+    QMetaObject::invokeMethod(
+        owner_, [self, f] { if (self) f(self.data()); }, Qt::QueuedConnection);
+  }
+
+ private:
+  TrainingController* owner_;
+};
+
+TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<ywb::TrainPhase>("ywb::TrainPhase");
+  qRegisterMetaType<ywb::EpochMetrics>("ywb::EpochMetrics");
+  qRegisterMetaType<ywb::TrainSummary>("ywb::TrainSummary");
+}
+
+TrainingController::~TrainingController() { shutdown(); }
+
+bool TrainingController::start(const ywb::TrainArgs& args) {
+  if (running_) return false;
+  if (thread_) {  // the previous run's thread has ended; reap it
+    thread_->wait();
+    delete thread_;
+    thread_ = nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    steps_.clear();
+  }
+  trainer_ = std::make_unique<ywb::Trainer>(args);
+  observer_ = std::make_unique<Observer>(this);
+  trainer_->setObserver(observer_.get());
+  running_ = true;
+  paused_ = false;
+  ywb::Trainer* trainer = trainer_.get();
+  Observer* observer = observer_.get();
+  thread_ = QThread::create([trainer, observer] {
+    try {
+      trainer->run();
+    } catch (const std::exception& e) {
+      observer->post([msg = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(msg); });
+    } catch (...) {
+      observer->post([](TrainingController* c) { Q_EMIT c->failed(tr("unknown error in the trainer")); });
+    }
+  });
+  thread_->setObjectName("ywb-trainer");
+  connect(thread_, &QThread::finished, this, [this] {
+    running_ = false;
+    Q_EMIT stoppedRunning();
+  });
+  thread_->start();
+  Q_EMIT started();
+  return true;
+}
+
+void TrainingController::setPaused(bool paused) {
+  paused_ = paused;
+  if (trainer_ && running_) trainer_->setPaused(paused);
+}
+
+void TrainingController::requestStop() {
+  if (trainer_ && running_) {
+    trainer_->setPaused(false);
+    trainer_->requestStop();
+  }
+}
+
+std::vector<ywb::StepMetrics> TrainingController::takeSteps() {
+  std::vector<ywb::StepMetrics> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  out.swap(steps_);
+  return out;
+}
+
+void TrainingController::pushStep(const ywb::StepMetrics& m) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (steps_.size() < 100000) steps_.push_back(m);  // bounded if the GUI stops draining
+}
+
+void TrainingController::shutdown() {
+  if (!thread_) return;
+  requestStop();
+  thread_->wait();
+  delete thread_;
+  thread_ = nullptr;
+  running_ = false;
+}
+
+}  // namespace ywb::gui

@@ -1,0 +1,371 @@
+#include "training_tab.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "log_view.h"
+#include "metric_chart.h"
+#include "system_sampler.h"
+#include "training_controller.h"
+
+namespace ywb::gui {
+namespace {
+
+QString duration(double s) {
+  if (!(s >= 0) || s > 1e7) return "?";
+  const int t = int(std::lround(s));
+  return t >= 3600 ? QString("%1:%2:%3").arg(t / 3600).arg(t / 60 % 60, 2, 10, QChar('0')).arg(t % 60, 2, 10, QChar('0'))
+                   : QString("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QChar('0'));
+}
+
+}  // namespace
+
+TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
+  setObjectName("trainingTab");
+  controller_ = new TrainingController(this);
+  auto* layout = new QVBoxLayout(this);
+
+  auto* bar = new QHBoxLayout;
+  start_ = new QPushButton(tr("Start"), this);
+  start_->setObjectName("startButton");
+  pause_ = new QPushButton(tr("Pause"), this);
+  pause_->setObjectName("pauseButton");
+  pause_->setCheckable(true);
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setObjectName("stopButton");
+  resume_ = new QPushButton(tr("Resume..."), this);
+  resume_->setObjectName("resumeButton");
+  resume_->setToolTip(tr("Continue a stopped run from its weights/last.safetensors"));
+  export_ = new QPushButton(tr("Export charts..."), this);
+  for (QPushButton* b : {start_, pause_, stop_, resume_, export_}) bar->addWidget(b);
+  phase_ = new QLabel(tr("Idle"), this);
+  phase_->setObjectName("phaseLabel");
+  phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
+  phase_->setMinimumWidth(260);
+  bar->addWidget(phase_);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setFormat("%p%");
+  bar->addWidget(progress_, 1);
+  eta_ = new QLabel(this);
+  eta_->setObjectName("etaLabel");
+  bar->addWidget(eta_);
+  layout->addLayout(bar);
+
+  auto* info = new QHBoxLayout;
+  speed_ = new QLabel(tr("images/s: -   data wait: -"), this);
+  speed_->setObjectName("speedLabel");
+  best_ = new QLabel(this);
+  best_->setObjectName("bestLabel");
+  info->addWidget(speed_);
+  info->addStretch(1);
+  info->addWidget(best_);
+  layout->addLayout(info);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  charts_host_ = new QWidget(split);
+  buildCharts(charts_host_);
+  log_ = new LogView(split);
+  log_->setObjectName("trainingLog");
+  split->addWidget(charts_host_);
+  split->addWidget(log_);
+  split->setStretchFactor(0, 5);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  connect(start_, &QPushButton::clicked, this, &TrainingTab::startTraining);
+  connect(pause_, &QPushButton::toggled, this, &TrainingTab::setPaused);
+  connect(stop_, &QPushButton::clicked, this, &TrainingTab::stopTraining);
+  connect(resume_, &QPushButton::clicked, this, &TrainingTab::chooseResume);
+  connect(export_, &QPushButton::clicked, this, &TrainingTab::chooseExport);
+  connect(controller_, &TrainingController::phaseChanged, this, &TrainingTab::onPhase);
+  connect(controller_, &TrainingController::epochFinished, this, &TrainingTab::onEpoch);
+  connect(controller_, &TrainingController::finished, this, &TrainingTab::onFinished);
+  connect(controller_, &TrainingController::logLine, log_, &LogView::appendLine);
+  connect(controller_, &TrainingController::logLine, this, &TrainingTab::logLine);
+  connect(controller_, &TrainingController::failed, this, [this](const QString& msg) {
+    phase_->setText(tr("Failed"));
+    phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #e57373; padding: 0 12px;");
+    log_->appendLine(tr("Training failed: %1").arg(msg));
+    Q_EMIT logLine(tr("Training failed: %1").arg(msg));
+  });
+  connect(controller_, &TrainingController::stoppedRunning, this, [this] {
+    drain();
+    drain_timer_->stop();
+    updateButtons();
+  });
+
+  drain_timer_ = new QTimer(this);
+  drain_timer_->setInterval(33);  // ~30 Hz: smooth enough, cheap enough
+  connect(drain_timer_, &QTimer::timeout, this, &TrainingTab::drain);
+
+  sampler_ = new SystemSampler(1000, this);
+  connect(sampler_, &SystemSampler::sampled, this, &TrainingTab::onSample);
+  updateButtons();
+}
+
+TrainingTab::~TrainingTab() { controller_->shutdown(); }
+
+void TrainingTab::buildCharts(QWidget* host) {
+  auto* grid = new QGridLayout(host);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->setSpacing(4);
+  const QString ep = tr("epoch");
+  auto make = [&](const char* name, const QString& title, const QString& x, const QString& y) {
+    auto* c = new MetricChart(title, x, y, host);
+    c->setObjectName(name);
+    grid->addWidget(c, charts_.size() / 4, charts_.size() % 4);
+    charts_ << c;
+    return c;
+  };
+  train_loss_ = make("trainLoss", tr("Train loss"), ep, tr("loss"));
+  val_loss_ = make("valLoss", tr("Validation loss"), ep, tr("loss"));
+  pr_ = make("precisionRecall", tr("Precision / recall"), ep, QString());
+  map_ = make("map", tr("mAP (COCO-exact)"), ep, QString());
+  lr_ = make("lr", tr("Learning rate"), ep, QString());
+  speed_chart_ = make("speed", tr("Throughput"), ep, tr("images/s"));
+  system_ = make("system", tr("System load"), tr("seconds"), tr("%"));
+  memory_ = make("memory", tr("Memory"), tr("seconds"), tr("GiB"));
+  for (MetricChart* c : {train_loss_, val_loss_}) {
+    c->addSeries("box", MetricChart::color(0), Qt::SolidLine, c == val_loss_);
+    c->addSeries("cls", MetricChart::color(1), Qt::SolidLine, c == val_loss_);
+    c->addSeries("dfl", MetricChart::color(2), Qt::SolidLine, c == val_loss_);
+  }
+  pr_->addSeries(tr("P"), MetricChart::color(0), Qt::SolidLine, true);
+  pr_->addSeries(tr("R"), MetricChart::color(1), Qt::SolidLine, true);
+  map_->addSeries(tr("mAP50"), MetricChart::color(2), Qt::SolidLine, true);
+  map_->addSeries(tr("mAP50-95"), MetricChart::color(3), Qt::SolidLine, true);
+  lr_->addSeries("pg0 (bias)", MetricChart::color(0));
+  lr_->addSeries("pg1 (weights)", MetricChart::color(1), Qt::DashLine);
+  lr_->addSeries("pg2 (BN)", MetricChart::color(2), Qt::DotLine);
+  speed_chart_->addSeries(tr("images/s"), MetricChart::color(0));
+  system_->addSeries(tr("CPU"), MetricChart::color(0));
+  system_->addSeries(tr("RAM"), MetricChart::color(1));
+  system_->addSeries(tr("GPU load"), MetricChart::color(2));
+  system_->addSeries(tr("GPU memory"), MetricChart::color(3), Qt::DashLine);
+  system_->addSeries(tr("data wait"), MetricChart::color(4), Qt::DotLine);
+  memory_->addSeries(tr("process RSS"), MetricChart::color(0));
+  memory_->addSeries(tr("GPU used (NVML)"), MetricChart::color(3));
+  memory_->addSeries(tr("tensor allocator"), MetricChart::color(5), Qt::DashLine);
+}
+
+MetricChart* TrainingTab::chart(const QString& name) const {
+  for (MetricChart* c : charts_)
+    if (c->objectName() == name) return c;
+  return nullptr;
+}
+
+void TrainingTab::updateButtons() {
+  const bool running = controller_->running();
+  start_->setEnabled(!running);
+  resume_->setEnabled(!running);
+  pause_->setEnabled(running);
+  stop_->setEnabled(running);
+  if (!running && pause_->isChecked()) {
+    const QSignalBlocker block(pause_);
+    pause_->setChecked(false);
+  }
+}
+
+void TrainingTab::startTraining() {
+  ywb::TrainArgs args = provider_ ? provider_() : ywb::TrainArgs{};
+  args.resume.clear();
+  begin(args);
+}
+
+void TrainingTab::resumeRun(const QString& run_dir) {
+  ywb::TrainArgs args = provider_ ? provider_() : ywb::TrainArgs{};
+  args.resume = run_dir.toStdString();
+  begin(args);
+}
+
+void TrainingTab::begin(const ywb::TrainArgs& args) {
+  if (controller_->running()) return;
+  const bool resuming = !args.resume.empty();
+  if (!resuming) {
+    for (MetricChart* c : charts_) c->clearData();
+    last_x_ = 0;
+  }
+  sample_offset_ = -1;
+  phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
+  const QString what = resuming ? tr("Resuming %1").arg(QString::fromStdString(args.resume))
+                                : tr("Starting training on %1").arg(QString::fromStdString(args.data));
+  log_->appendLine(what);
+  Q_EMIT logLine(what);
+  controller_->start(args);
+  drain_timer_->start();
+  updateButtons();
+}
+
+void TrainingTab::stopTraining() {
+  if (!controller_->running()) return;
+  phase_->setText(tr("Stopping: finishing the step and saving last..."));
+  controller_->requestStop();
+}
+
+void TrainingTab::setPaused(bool paused) {
+  controller_->setPaused(paused);
+  pause_->setText(paused ? tr("Continue") : tr("Pause"));
+  if (paused) phase_->setText(tr("Paused (after the current step)"));
+}
+
+void TrainingTab::drain() {
+  const std::vector<ywb::StepMetrics> steps = controller_->takeSteps();
+  for (const auto& m : steps) {
+    const double batches = double(std::max<int64_t>(1, m.batches));
+    const double x = m.epoch + double(m.batch + 1) / batches;
+    if (x < last_x_) continue;  // keep series sorted (a resumed run repeats no steps, but be safe)
+    last_x_ = x;
+    train_loss_->append(0, x, m.box);
+    train_loss_->append(1, x, m.cls);
+    train_loss_->append(2, x, m.dfl);
+    for (int i = 0; i < 3; ++i) lr_->append(i, x, m.lr[i]);
+    speed_chart_->append(0, x, m.images_per_s);
+  }
+  if (!steps.empty()) {
+    const auto& m = steps.back();
+    const double total = double(std::max(1, m.epochs)) * double(std::max<int64_t>(1, m.batches));
+    const double done = double(m.epoch) * double(std::max<int64_t>(1, m.batches)) + double(m.batch + 1);
+    progress_->setValue(int(1000.0 * done / total));
+    progress_->setFormat(tr("epoch %1/%2  batch %3/%4  %p%").arg(m.epoch + 1).arg(m.epochs).arg(m.batch + 1).arg(m.batches));
+    eta_->setText(tr("elapsed %1  ETA %2").arg(duration(m.elapsed_s), duration(m.eta_s)));
+    const double busy = m.data_wait_s + m.compute_s;
+    const double wait = busy > 0 ? 100.0 * m.data_wait_s / busy : 0;
+    speed_->setText(tr("images/s: %1   data wait: %2%   boxes in batch: %3   imgsz %4")
+                        .arg(m.images_per_s, 0, 'f', 1)
+                        .arg(wait, 0, 'f', 0)
+                        .arg(m.instances)
+                        .arg(m.imgsz));
+    if (sample_offset_ >= 0) {
+      // data-wait share and allocator memory go on the seconds axis of the system charts
+      const double t = system_->points(0) ? system_->graph(0)->data()->constEnd()[-1].key : 0;
+      if (system_->points(4) == 0 || t > system_->graph(4)->data()->constEnd()[-1].key) {
+        system_->append(4, t, wait);
+        memory_->append(2, t, double(m.device_mem) / double(1 << 30));
+      }
+    }
+  }
+  // Replot at most two charts per tick so a tick never costs more than two replots.
+  for (int n = 0; n < 2 && !charts_.isEmpty(); ++n) {
+    charts_[next_refresh_ % charts_.size()]->refresh();
+    ++next_refresh_;
+  }
+}
+
+void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail) {
+  const QString name = QString::fromUtf8(ywb::trainPhaseName(phase));
+  phases_ << name;
+  phase_->setText(detail.isEmpty() ? name : name + ": " + detail);
+  phase_->setToolTip(phase_->text());
+  if (last_phase_ == ywb::TrainPhase::Warmup && phase != ywb::TrainPhase::Warmup) {
+    for (MetricChart* c : {train_loss_, lr_}) c->addMarker(last_x_, tr("warmup end"));
+  }
+  if (phase == ywb::TrainPhase::CloseMosaic && last_phase_ != ywb::TrainPhase::CloseMosaic) {
+    const double x = std::ceil(last_x_ - 1e-9);
+    for (MetricChart* c : {train_loss_, lr_, map_}) c->addMarker(x, tr("close mosaic"));
+  }
+  if (phase == ywb::TrainPhase::Validating || phase == ywb::TrainPhase::Saving) {
+    // these interrupt training briefly; the marker logic compares training phases only
+  } else {
+    last_phase_ = phase;
+  }
+}
+
+void TrainingTab::onEpoch(const ywb::EpochMetrics& m) {
+  const double x = m.epoch + 1;
+  if (m.validated) {
+    val_loss_->append(0, x, m.val_box);
+    val_loss_->append(1, x, m.val_cls);
+    val_loss_->append(2, x, m.val_dfl);
+    pr_->append(0, x, m.precision);
+    pr_->append(1, x, m.recall);
+    map_->append(0, x, m.map50);
+    map_->append(1, x, m.map);
+  }
+  const QString line = tr("epoch %1/%2: P %3 R %4 mAP50 %5 mAP50-95 %6 (COCO-exact)%7")
+                           .arg(m.epoch + 1)
+                           .arg(m.epochs)
+                           .arg(m.precision, 0, 'f', 3)
+                           .arg(m.recall, 0, 'f', 3)
+                           .arg(m.map50, 0, 'f', 3)
+                           .arg(m.map, 0, 'f', 3)
+                           .arg(m.best ? tr("  new best") : QString());
+  log_->appendLine(line);
+  if (m.best) best_->setText(tr("best: epoch %1, mAP50-95 %2 (COCO-exact)").arg(m.epoch + 1).arg(m.map, 0, 'f', 4));
+}
+
+void TrainingTab::onFinished(const ywb::TrainSummary& s) {
+  last_run_dir_ = QString::fromStdString(s.run_dir);
+  const QString line = tr("Run %1: %2 epoch(s) in %3, %4 images/s, AMP %5%6")
+                           .arg(last_run_dir_)
+                           .arg(s.epochs_completed)
+                           .arg(duration(s.seconds))
+                           .arg(s.images_per_s, 0, 'f', 1)
+                           .arg(QString::fromStdString(s.amp))
+                           .arg(s.stop_reason.empty() ? QString() : " (" + QString::fromStdString(s.stop_reason) + ")");
+  log_->appendLine(line);
+  Q_EMIT logLine(line);
+  Q_EMIT runFinished(last_run_dir_);
+}
+
+void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
+  if (!controller_->running()) return;
+  if (sample_offset_ < 0) sample_offset_ = seconds;
+  const double t = seconds - sample_offset_;
+  system_->append(0, t, s.cpu_percent);
+  system_->append(1, t, s.ram_total > 0 ? 100.0 * double(s.ram_used) / double(s.ram_total) : 0);
+  memory_->append(0, t, double(s.process_rss) / double(1 << 30));
+  if (!s.gpus.empty()) {
+    const auto& g = s.gpus.front();
+    system_->append(2, t, std::max(0, g.util_gpu));
+    system_->append(3, t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
+    memory_->append(1, t, double(std::max<int64_t>(0, g.mem_used)) / double(1 << 30));
+  }
+}
+
+void TrainingTab::chooseResume() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Run folder to resume"),
+                                                        last_run_dir_.isEmpty() ? QDir::currentPath() : last_run_dir_);
+  if (!dir.isEmpty()) resumeRun(dir);
+}
+
+void TrainingTab::chooseExport() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), "training_charts.png",
+                                                    tr("PNG image (*.png);;PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  log_->appendLine(exportCharts(path) ? tr("Charts saved to %1").arg(path) : tr("Could not save %1").arg(path));
+}
+
+bool TrainingTab::exportCharts(const QString& path) {
+  for (MetricChart* c : charts_) c->replot(QCustomPlot::rpImmediateRefresh);
+  if (path.endsWith(".pdf", Qt::CaseInsensitive)) {
+    QPdfWriter pdf(path);
+    pdf.setPageSize(QPageSize(QPageSize::A4));
+    pdf.setPageOrientation(QPageLayout::Landscape);
+    pdf.setResolution(150);
+    QPainter painter(&pdf);
+    if (!painter.isActive()) return false;
+    const QSize size = charts_host_->size();
+    const QRect page = painter.viewport();
+    const double scale = std::min(double(page.width()) / size.width(), double(page.height()) / size.height());
+    painter.scale(scale, scale);
+    charts_host_->render(&painter);
+    return painter.end();
+  }
+  return charts_host_->grab().save(path);
+}
+
+}  // namespace ywb::gui

@@ -1,0 +1,86 @@
+// The Training dashboard: start/pause/stop/resume, phase, progress and ETA, live charts of losses, metrics,
+// learning rate, throughput and system load, markers at warmup end and close-mosaic, a log console and
+// chart export. Thread rules: GUI thread only; the run itself lives in a TrainingController.
+#pragma once
+#include <QElapsedTimer>
+#include <QWidget>
+#include <functional>
+
+#include "ywb/system_monitor.h"
+#include "ywb/train_args.h"
+#include "ywb/train_events.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+
+namespace ywb::gui {
+
+class LogView;
+class MetricChart;
+class SystemSampler;
+class TrainingController;
+
+class TrainingTab : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingTab(QWidget* parent = nullptr);
+  ~TrainingTab() override;
+  /// Where Start takes its arguments from (the Hyperparameters tab).
+  void setArgsProvider(std::function<ywb::TrainArgs()> provider) { provider_ = std::move(provider); }
+  TrainingController* controller() const { return controller_; }
+  /// The chart with this object name: trainLoss, valLoss, precisionRecall, map, lr, speed, system, memory.
+  MetricChart* chart(const QString& name) const;
+  QLabel* phaseLabel() const { return phase_; }
+  /// Every phase shown so far in this session, in order (trainPhaseName text).
+  const QStringList& phasesSeen() const { return phases_; }
+  /// The run folder of the last finished or stopped run ("" before any).
+  QString lastRunDir() const { return last_run_dir_; }
+  /// Saves every chart into one PNG (or PDF when the name ends in .pdf). Returns false on failure.
+  bool exportCharts(const QString& path);
+
+ public Q_SLOTS:
+  void startTraining();
+  /// Continues the run in `run_dir` (its weights/last.safetensors).
+  void resumeRun(const QString& run_dir);
+  void stopTraining();
+  void setPaused(bool paused);
+
+ Q_SIGNALS:
+  void logLine(const QString& line);
+  void runFinished(const QString& run_dir);
+
+ private:
+  void buildCharts(QWidget* host);
+  void begin(const ywb::TrainArgs& args);
+  void drain();
+  void onPhase(ywb::TrainPhase phase, const QString& detail);
+  void onEpoch(const ywb::EpochMetrics& m);
+  void onFinished(const ywb::TrainSummary& s);
+  void onSample(double seconds, const ywb::SystemSample& s);
+  void updateButtons();
+  void chooseResume();
+  void chooseExport();
+
+  std::function<ywb::TrainArgs()> provider_;
+  TrainingController* controller_ = nullptr;
+  SystemSampler* sampler_ = nullptr;
+  QTimer* drain_timer_ = nullptr;
+  QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *resume_ = nullptr, *export_ = nullptr;
+  QLabel *phase_ = nullptr, *eta_ = nullptr, *speed_ = nullptr, *best_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  LogView* log_ = nullptr;
+  QWidget* charts_host_ = nullptr;
+  QList<MetricChart*> charts_;
+  MetricChart *train_loss_ = nullptr, *val_loss_ = nullptr, *pr_ = nullptr, *map_ = nullptr, *lr_ = nullptr,
+              *speed_chart_ = nullptr, *system_ = nullptr, *memory_ = nullptr;
+  int next_refresh_ = 0;
+  QStringList phases_;
+  ywb::TrainPhase last_phase_ = ywb::TrainPhase::Finished;
+  double last_x_ = 0;             // fractional epoch of the latest step
+  double sample_offset_ = -1;     // sampler seconds at run start
+  QString last_run_dir_;
+};
+
+}  // namespace ywb::gui

@@ -45,7 +45,8 @@ HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
   auto* load = new QPushButton(tr("Load YAML..."), this);
   auto* save = new QPushButton(tr("Save YAML..."), this);
   auto* reset = new QPushButton(tr("Reset all to defaults"), this);
-  status_ = new QLabel(tr("Ultralytics argument names and defaults; hover a name for its meaning and range."), this);
+  status_ = new QLabel(tr("Ultralytics argument names and defaults; hover a name for its meaning and range."),
+                       this);
   status_->setObjectName("hyperStatus");
   status_->setWordWrap(true);
   for (QPushButton* b : {load, save, reset}) bar->addWidget(b);
@@ -74,7 +75,8 @@ HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
     specs_.insert(name, spec);
     QWidget* ed = makeEditor(spec);
     auto* label = new QLabel(name, host);
-    QString tip = QString::fromStdString(spec.help) + "\n" + tr("default: %1").arg(QString::fromStdString(spec.default_text));
+    QString tip = QString::fromStdString(spec.help) + "\n" +
+                  tr("default: %1").arg(QString::fromStdString(spec.default_text));
     if (spec.type == ywb::ArgType::Int || spec.type == ywb::ArgType::Double)
       tip += "\n" + tr("range: %1 .. %2").arg(spec.min).arg(spec.max);
     if (!spec.choices.empty()) {
@@ -110,8 +112,8 @@ HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
     if (!path.isEmpty() && !loadYaml(path, &error)) status_->setText(error);
   });
   connect(save, &QPushButton::clicked, this, [this] {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save training arguments"), "args.yaml", tr("YAML (*.yaml *.yml)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save training arguments"), "args.yaml",
+                                                      tr("YAML (*.yaml *.yml)"));
     QString error;
     if (!path.isEmpty() && !saveYaml(path, &error)) status_->setText(error);
   });
@@ -175,11 +177,16 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
 
 void HyperparamsTab::writeEditor(const QString& name, const QString& text) {
   QWidget* w = editors_.value(name);
-  if (auto* s = qobject_cast<QSpinBox*>(w)) s->setValue(text.toInt());
-  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(text.toDouble());
-  else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(text == "true");
-  else if (auto* b = qobject_cast<QComboBox*>(w)) b->setCurrentText(text);
-  else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(text);
+  if (auto* s = qobject_cast<QSpinBox*>(w))
+    s->setValue(text.toInt());
+  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
+    d->setValue(text.toDouble());
+  else if (auto* c = qobject_cast<QCheckBox*>(w))
+    c->setChecked(text == "true");
+  else if (auto* b = qobject_cast<QComboBox*>(w))
+    b->setCurrentText(text);
+  else if (auto* e = qobject_cast<QLineEdit*>(w))
+    e->setText(text);
 }
 
 QString HyperparamsTab::readEditor(const QString& name) const {
@@ -242,7 +249,9 @@ bool HyperparamsTab::setValue(const QString& name, const QString& value) {
   return true;
 }
 
-QString HyperparamsTab::value(const QString& name) const { return readEditor(name); }
+QString HyperparamsTab::value(const QString& name) const {
+  return readEditor(name);
+}
 
 QStringList HyperparamsTab::modified() const {
   QStringList out;
@@ -257,8 +266,9 @@ bool HyperparamsTab::loadYaml(const QString& path, QString* error) {
     setArgs(a);
     QStringList u;
     for (const auto& k : unknown) u << QString::fromStdString(k);
-    const QString msg = u.isEmpty() ? tr("Loaded %1").arg(path)
-                                    : tr("Loaded %1; ignored keys this trainer does not use: %2").arg(path, u.join(", "));
+    const QString msg =
+        u.isEmpty() ? tr("Loaded %1").arg(path)
+                    : tr("Loaded %1; ignored keys this trainer does not use: %2").arg(path, u.join(", "));
     status_->setText(msg);
     Q_EMIT logLine(msg);
     return true;
@@ -281,6 +291,8 @@ bool HyperparamsTab::saveYaml(const QString& path, QString* error) {
   return true;
 }
 
-void HyperparamsTab::resetAll() { setArgs(ywb::TrainArgs{}); }
+void HyperparamsTab::resetAll() {
+  setArgs(ywb::TrainArgs{});
+}
 
 }  // namespace ywb::gui

@@ -27,7 +27,8 @@ class HyperparamsTab : public QWidget {
   QStringList modified() const;
   /// The editor widget of an argument (objectName "arg_<name>").
   QWidget* editor(const QString& name) const { return editors_.value(name); }
-  /// Loads YAML over the defaults. Returns false and sets `error` on failure; unknown keys go to the status line.
+  /// Loads YAML over the defaults. Returns false and sets `error` on failure; unknown keys go to the status
+  /// line.
   bool loadYaml(const QString& path, QString* error = nullptr);
   bool saveYaml(const QString& path, QString* error = nullptr);
 

@@ -3,15 +3,19 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "augmentation_tab.h"
+#include "dataset_tab.h"
 #include "hyperparams_tab.h"
 #include "log_view.h"
 #include "placeholder_tab.h"
+#include "runs_tab.h"
 #include "system_panel.h"
 #include "theme.h"
 #include "training_tab.h"
@@ -37,33 +41,43 @@ void MainWindow::buildTabs() {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("mainTabs");
   tabs_->setDocumentMode(true);
+  dataset_ = new DatasetTab(tabs_);
   hyper_ = new HyperparamsTab(tabs_);
+  augment_ = new AugmentationTab(tabs_);
   training_ = new TrainingTab(tabs_);
+  runs_ = new RunsTab(tabs_);
   training_->setArgsProvider([h = hyper_] { return h->args(); });
   struct Spec {
     QString title, text;
   };
   const Spec pending[] = {
-      {tr("Dataset"), tr("Open a data.yaml, see the scan report (counts and each problem with its reason), the class "
-                         "histogram, box sizes and an image browser with ground-truth boxes.")},
-      {tr("Augmentation"), tr("A live grid of augmented training samples (Mosaic, affine, HSV, flips, MixUp) that "
-                              "re-renders whenever a parameter changes.")},
-      {tr("Feature maps"), tr("Channel activations of a chosen layer for a chosen image, from the EMA weights.")},
-      {tr("Predictions"), tr("Validation images with predicted and ground-truth boxes, per-class AP, confusion "
-                             "matrix and PR curves (COCO-exact metrics).")},
+      {tr("Feature maps"),
+       tr("Channel activations of a chosen layer for a chosen image, from the EMA weights.")},
+      {tr("Predictions"),
+       tr("Validation images with predicted and ground-truth boxes, per-class AP, confusion "
+          "matrix and PR curves (COCO-exact metrics).")},
       {tr("Export"), tr("Export trained weights to safetensors and ONNX, verified by a second runtime.")},
-      {tr("Runs"), tr("Runs in the runs folder with their best metrics; overlay curves to compare.")},
   };
   auto placeholder = [&](int i) { return new PlaceholderTab(pending[i].title, pending[i].text, tabs_); };
-  tabs_->addTab(placeholder(0), tr("Dataset"));
+  tabs_->addTab(dataset_, tr("Dataset"));
   tabs_->addTab(hyper_, tr("Hyperparameters"));
-  tabs_->addTab(placeholder(1), tr("Augmentation"));
+  tabs_->addTab(augment_, tr("Augmentation"));
   tabs_->addTab(training_, tr("Training"));
-  tabs_->addTab(placeholder(2), tr("Feature maps"));
-  tabs_->addTab(placeholder(3), tr("Predictions"));
-  tabs_->addTab(placeholder(4), tr("Export"));
-  tabs_->addTab(placeholder(5), tr("Runs"));
+  tabs_->addTab(placeholder(0), tr("Feature maps"));
+  tabs_->addTab(placeholder(1), tr("Predictions"));
+  tabs_->addTab(placeholder(2), tr("Export"));
+  tabs_->addTab(runs_, tr("Runs"));
   setCentralWidget(tabs_);
+
+  // The tabs share one set of training arguments (the Hyperparameters tab's); these connections keep the
+  // views in step with it.
+  connect(dataset_, &DatasetTab::datasetOpened, hyper_,
+          [this](const QString& yaml) { hyper_->setValue("data", yaml); });
+  connect(hyper_, &HyperparamsTab::argsChanged, augment_, [this] { augment_->setArgs(hyper_->args()); });
+  connect(augment_, &AugmentationTab::paramEdited, hyper_,
+          [this](const QString& name, double v) { hyper_->setValue(name, QString::number(v, 'g', 10)); });
+  connect(training_, &TrainingTab::runFinished, runs_,
+          [this](const QString& dir) { runs_->setRunsFolder(QFileInfo(dir).absolutePath()); });
 }
 
 void MainWindow::buildDocks() {
@@ -82,6 +96,8 @@ void MainWindow::buildDocks() {
   connect(system_, &SystemPanel::logLine, log_, &LogView::appendLine);
   connect(training_, &TrainingTab::logLine, log_, &LogView::appendLine);
   connect(hyper_, &HyperparamsTab::logLine, log_, &LogView::appendLine);
+  connect(dataset_, &DatasetTab::logLine, log_, &LogView::appendLine);
+  connect(augment_, &AugmentationTab::logLine, log_, &LogView::appendLine);
 }
 
 void MainWindow::buildMenus() {

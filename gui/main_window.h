@@ -7,7 +7,10 @@ class QTabWidget;
 
 namespace ywb::gui {
 
+class AugmentationTab;
+class DatasetTab;
 class HyperparamsTab;
+class RunsTab;
 class LogView;
 class SystemPanel;
 class TrainingTab;
@@ -22,6 +25,9 @@ class MainWindow : public QMainWindow {
   LogView* log() const { return log_; }
   HyperparamsTab* hyperparams() const { return hyper_; }
   TrainingTab* training() const { return training_; }
+  DatasetTab* dataset() const { return dataset_; }
+  AugmentationTab* augmentation() const { return augment_; }
+  RunsTab* runs() const { return runs_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -37,6 +43,9 @@ class MainWindow : public QMainWindow {
   LogView* log_ = nullptr;
   HyperparamsTab* hyper_ = nullptr;
   TrainingTab* training_ = nullptr;
+  DatasetTab* dataset_ = nullptr;
+  AugmentationTab* augment_ = nullptr;
+  RunsTab* runs_ = nullptr;
 };
 
 }  // namespace ywb::gui

@@ -3,9 +3,9 @@
 namespace ywb::gui {
 
 QColor MetricChart::color(int i) {
-  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23), QColor(0x8b, 0xc3, 0x4a),
-                                  QColor(0xe5, 0x73, 0x73), QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f),
-                                  QColor(0x4d, 0xb6, 0xac), QColor(0xa1, 0x88, 0x7f)};
+  static const QColor colors[] = {
+      QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23), QColor(0x8b, 0xc3, 0x4a), QColor(0xe5, 0x73, 0x73),
+      QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f), QColor(0x4d, 0xb6, 0xac), QColor(0xa1, 0x88, 0x7f)};
   return colors[((i % 8) + 8) % 8];
 }
 
@@ -25,7 +25,8 @@ void MetricChart::styleDark(QCustomPlot* plot) {
   plot->legend->setBorderPen(QPen(grid));
 }
 
-MetricChart::MetricChart(const QString& title, const QString& x_label, const QString& y_label, QWidget* parent)
+MetricChart::MetricChart(const QString& title, const QString& x_label, const QString& y_label,
+                         QWidget* parent)
     : QCustomPlot(parent) {
   setMinimumSize(240, 170);
   setNoAntialiasingOnDrag(true);
@@ -98,6 +99,8 @@ void MetricChart::clearData() {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-int MetricChart::points(int series) const { return graph(series)->dataCount(); }
+int MetricChart::points(int series) const {
+  return graph(series)->dataCount();
+}
 
 }  // namespace ywb::gui

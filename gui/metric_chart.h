@@ -8,9 +8,11 @@ namespace ywb::gui {
 class MetricChart : public QCustomPlot {
   Q_OBJECT
  public:
-  MetricChart(const QString& title, const QString& x_label, const QString& y_label, QWidget* parent = nullptr);
+  MetricChart(const QString& title, const QString& x_label, const QString& y_label,
+              QWidget* parent = nullptr);
   /// Adds a series and returns its index.
-  int addSeries(const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine, bool dots = false);
+  int addSeries(const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine,
+                bool dots = false);
   /// Appends a point (x must not decrease) and marks the chart for a queued replot.
   void append(int series, double x, double y);
   /// A dashed vertical line at x with a label (warmup end, close-mosaic, ...).

@@ -1,11 +1,11 @@
 #include "system_panel.h"
 
+#include <qcustomplot.h>
 #include <QPointer>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QThread>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "system_sampler.h"
 
@@ -14,11 +14,14 @@ namespace {
 
 constexpr double kWindowSeconds = 300;  // the chart shows the last five minutes
 
-QString gib(int64_t bytes) { return bytes < 0 ? "?" : QString::number(double(bytes) / (1 << 30), 'f', 1) + " GiB"; }
+QString gib(int64_t bytes) {
+  return bytes < 0 ? "?" : QString::number(double(bytes) / (1 << 30), 'f', 1) + " GiB";
+}
 
 QColor graphColor(int i) {
-  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23), QColor(0x8b, 0xc3, 0x4a),
-                                  QColor(0xe5, 0x73, 0x73), QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f)};
+  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23),
+                                  QColor(0x8b, 0xc3, 0x4a), QColor(0xe5, 0x73, 0x73),
+                                  QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f)};
   return colors[i % 6];
 }
 
@@ -82,7 +85,8 @@ void SystemPanel::ensureGpuGraphs(size_t gpus) {
     for (const QString& what : {tr("GPU%1 load"), tr("GPU%1 memory")}) {
       QCPGraph* g = chart_->addGraph();
       g->setName(what.arg(gpu_graphs_));
-      g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2, what.contains("memory") ? Qt::DashLine : Qt::SolidLine));
+      g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2,
+                     what.contains("memory") ? Qt::DashLine : Qt::SolidLine));
     }
   }
 }
@@ -94,7 +98,8 @@ void SystemPanel::addSample(double t, const ywb::SystemSample& s) {
   for (size_t i = 0; i < s.gpus.size(); ++i) {
     const auto& g = s.gpus[i];
     chart_->graph(int(2 + 2 * i))->addData(t, std::max(0, g.util_gpu));
-    chart_->graph(int(3 + 2 * i))->addData(t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
+    chart_->graph(int(3 + 2 * i))
+        ->addData(t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
   }
   for (int i = 0; i < chart_->graphCount(); ++i) chart_->graph(i)->data()->removeBefore(t - kWindowSeconds);
   chart_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(t, 30.0));
@@ -109,7 +114,13 @@ void SystemPanel::runDoctorAsync() {
   QPointer<SystemPanel> self(this);
   QThread* t = QThread::create([self] {
     ywb::DoctorReport r = ywb::runDoctor({});
-    if (self) QMetaObject::invokeMethod(self, [self, r] { if (self) self->showDoctor(r); }, Qt::QueuedConnection);
+    if (self)
+      QMetaObject::invokeMethod(
+          self,
+          [self, r] {
+            if (self) self->showDoctor(r);
+          },
+          Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
   t->start();
@@ -141,13 +152,16 @@ void SystemPanel::showDoctor(const ywb::DoctorReport& r) {
                 .arg(gib(g.mem_total), QString::fromStdString(g.kernel_support));
   }
   for (const auto& w : r.warnings) {
-    html += "<span style='color:#f5a623'>" + tr("Warning: ") + QString::fromStdString(w).toHtmlEscaped() + "</span><br>";
+    html += "<span style='color:#f5a623'>" + tr("Warning: ") + QString::fromStdString(w).toHtmlEscaped() +
+            "</span><br>";
   }
   for (const auto& p : r.problems) {
-    html += "<span style='color:#e57373'>" + tr("Problem: ") + QString::fromStdString(p).toHtmlEscaped() + "</span><br>";
+    html += "<span style='color:#e57373'>" + tr("Problem: ") + QString::fromStdString(p).toHtmlEscaped() +
+            "</span><br>";
   }
   summary_->setHtml(html);
-  Q_EMIT logLine(r.ok() ? tr("Environment doctor: OK") : tr("Environment doctor found %1 problem(s)").arg(r.problems.size()));
+  Q_EMIT logLine(r.ok() ? tr("Environment doctor: OK")
+                        : tr("Environment doctor found %1 problem(s)").arg(r.problems.size()));
   Q_EMIT doctorFinished(r.ok());
 }
 

@@ -14,7 +14,9 @@ class TrainingController::Observer : public ywb::TrainObserver {
  public:
   explicit Observer(TrainingController* owner) : owner_(owner) {}
   void onPhase(ywb::TrainPhase phase, const std::string& detail) override {
-    post([phase, d = QString::fromStdString(detail)](TrainingController* c) { Q_EMIT c->phaseChanged(phase, d); });
+    post([phase, d = QString::fromStdString(detail)](TrainingController* c) {
+      Q_EMIT c->phaseChanged(phase, d);
+    });
   }
   void onStep(const ywb::StepMetrics& m) override { owner_->pushStep(m); }
   void onEpoch(const ywb::EpochMetrics& m) override {
@@ -30,7 +32,11 @@ class TrainingController::Observer : public ywb::TrainObserver {
   void post(F f) {
     QPointer<TrainingController> self(owner_);
     QMetaObject::invokeMethod(
-        owner_, [self, f] { if (self) f(self.data()); }, Qt::QueuedConnection);
+        owner_,
+        [self, f] {
+          if (self) f(self.data());
+        },
+        Qt::QueuedConnection);
   }
 
  private:
@@ -43,7 +49,9 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ywb::TrainSummary>("ywb::TrainSummary");
 }
 
-TrainingController::~TrainingController() { shutdown(); }
+TrainingController::~TrainingController() {
+  shutdown();
+}
 
 bool TrainingController::start(const ywb::TrainArgs& args) {
   if (running_) return false;
@@ -67,7 +75,8 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
     try {
       trainer->run();
     } catch (const std::exception& e) {
-      observer->post([msg = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(msg); });
+      observer->post(
+          [msg = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(msg); });
     } catch (...) {
       observer->post([](TrainingController* c) { Q_EMIT c->failed(tr("unknown error in the trainer")); });
     }

@@ -26,7 +26,10 @@ namespace {
 QString duration(double s) {
   if (!(s >= 0) || s > 1e7) return "?";
   const int t = int(std::lround(s));
-  return t >= 3600 ? QString("%1:%2:%3").arg(t / 3600).arg(t / 60 % 60, 2, 10, QChar('0')).arg(t % 60, 2, 10, QChar('0'))
+  return t >= 3600 ? QString("%1:%2:%3")
+                         .arg(t / 3600)
+                         .arg(t / 60 % 60, 2, 10, QChar('0'))
+                         .arg(t % 60, 2, 10, QChar('0'))
                    : QString("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QChar('0'));
 }
 
@@ -117,7 +120,9 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   updateButtons();
 }
 
-TrainingTab::~TrainingTab() { controller_->shutdown(); }
+TrainingTab::~TrainingTab() {
+  controller_->shutdown();
+}
 
 void TrainingTab::buildCharts(QWidget* host) {
   auto* grid = new QGridLayout(host);
@@ -240,7 +245,8 @@ void TrainingTab::drain() {
     const double total = double(std::max(1, m.epochs)) * double(std::max<int64_t>(1, m.batches));
     const double done = double(m.epoch) * double(std::max<int64_t>(1, m.batches)) + double(m.batch + 1);
     progress_->setValue(int(1000.0 * done / total));
-    progress_->setFormat(tr("epoch %1/%2  batch %3/%4  %p%").arg(m.epoch + 1).arg(m.epochs).arg(m.batch + 1).arg(m.batches));
+    progress_->setFormat(
+        tr("epoch %1/%2  batch %3/%4  %p%").arg(m.epoch + 1).arg(m.epochs).arg(m.batch + 1).arg(m.batches));
     eta_->setText(tr("elapsed %1  ETA %2").arg(duration(m.elapsed_s), duration(m.eta_s)));
     const double busy = m.data_wait_s + m.compute_s;
     const double wait = busy > 0 ? 100.0 * m.data_wait_s / busy : 0;
@@ -304,18 +310,20 @@ void TrainingTab::onEpoch(const ywb::EpochMetrics& m) {
                            .arg(m.map, 0, 'f', 3)
                            .arg(m.best ? tr("  new best") : QString());
   log_->appendLine(line);
-  if (m.best) best_->setText(tr("best: epoch %1, mAP50-95 %2 (COCO-exact)").arg(m.epoch + 1).arg(m.map, 0, 'f', 4));
+  if (m.best)
+    best_->setText(tr("best: epoch %1, mAP50-95 %2 (COCO-exact)").arg(m.epoch + 1).arg(m.map, 0, 'f', 4));
 }
 
 void TrainingTab::onFinished(const ywb::TrainSummary& s) {
   last_run_dir_ = QString::fromStdString(s.run_dir);
-  const QString line = tr("Run %1: %2 epoch(s) in %3, %4 images/s, AMP %5%6")
-                           .arg(last_run_dir_)
-                           .arg(s.epochs_completed)
-                           .arg(duration(s.seconds))
-                           .arg(s.images_per_s, 0, 'f', 1)
-                           .arg(QString::fromStdString(s.amp))
-                           .arg(s.stop_reason.empty() ? QString() : " (" + QString::fromStdString(s.stop_reason) + ")");
+  const QString line =
+      tr("Run %1: %2 epoch(s) in %3, %4 images/s, AMP %5%6")
+          .arg(last_run_dir_)
+          .arg(s.epochs_completed)
+          .arg(duration(s.seconds))
+          .arg(s.images_per_s, 0, 'f', 1)
+          .arg(QString::fromStdString(s.amp))
+          .arg(s.stop_reason.empty() ? QString() : " (" + QString::fromStdString(s.stop_reason) + ")");
   log_->appendLine(line);
   Q_EMIT logLine(line);
   Q_EMIT runFinished(last_run_dir_);
@@ -337,8 +345,8 @@ void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
 }
 
 void TrainingTab::chooseResume() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Run folder to resume"),
-                                                        last_run_dir_.isEmpty() ? QDir::currentPath() : last_run_dir_);
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, tr("Run folder to resume"), last_run_dir_.isEmpty() ? QDir::currentPath() : last_run_dir_);
   if (!dir.isEmpty()) resumeRun(dir);
 }
 
@@ -346,7 +354,8 @@ void TrainingTab::chooseExport() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), "training_charts.png",
                                                     tr("PNG image (*.png);;PDF document (*.pdf)"));
   if (path.isEmpty()) return;
-  log_->appendLine(exportCharts(path) ? tr("Charts saved to %1").arg(path) : tr("Could not save %1").arg(path));
+  log_->appendLine(exportCharts(path) ? tr("Charts saved to %1").arg(path)
+                                      : tr("Could not save %1").arg(path));
 }
 
 bool TrainingTab::exportCharts(const QString& path) {

@@ -78,8 +78,8 @@ class TrainingTab : public QWidget {
   int next_refresh_ = 0;
   QStringList phases_;
   ywb::TrainPhase last_phase_ = ywb::TrainPhase::Finished;
-  double last_x_ = 0;             // fractional epoch of the latest step
-  double sample_offset_ = -1;     // sampler seconds at run start
+  double last_x_ = 0;          // fractional epoch of the latest step
+  double sample_offset_ = -1;  // sampler seconds at run start
   QString last_run_dir_;
 };
 

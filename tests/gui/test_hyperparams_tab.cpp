@@ -39,7 +39,7 @@ class TestHyperparamsTab : public QObject {
     QVERIFY(lr0);
     lr0->setValue(5.0);
     QCOMPARE(tab.args().lr0, 1.0);
-    QVERIFY(!tab.setValue("epochs", "0"));  // epochs >= 1
+    QVERIFY(!tab.setValue("epochs", "0"));        // epochs >= 1
     QVERIFY(!tab.setValue("optimizer", "Adam"));  // choices: auto, SGD, AdamW
     QVERIFY(tab.setValue("optimizer", "AdamW"));
     QCOMPARE(tab.args().optimizer, std::string("AdamW"));
@@ -52,7 +52,8 @@ class TestHyperparamsTab : public QObject {
       // An Ultralytics-style file: task/mode/copy_paste are not training arguments here and are reported.
       QFile f(user);
       QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("task: detect\nmode: train\nepochs: 42\nlr0: 0.02\nmosaic: 0.5\ncos_lr: true\ncopy_paste: 0.0\n");
+      f.write(
+          "task: detect\nmode: train\nepochs: 42\nlr0: 0.02\nmosaic: 0.5\ncos_lr: true\ncopy_paste: 0.0\n");
     }
     HyperparamsTab tab;
     QSignalSpy changed(&tab, &HyperparamsTab::argsChanged);

@@ -1,9 +1,9 @@
 // The real main window under the offscreen platform: tabs, docks, a live system chart, a screenshot.
+#include <qcustomplot.h>
 #include <QDir>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QtTest>
-#include <qcustomplot.h>
 
 #include "main_window.h"
 #include "system_panel.h"
@@ -18,8 +18,8 @@ class TestMainWindow : public QObject {
 
   void hasTheProductTabs() {
     ywb::gui::MainWindow w;
-    const QStringList expected = {"Dataset", "Hyperparameters", "Augmentation", "Training",
-                                  "Feature maps", "Predictions", "Export", "Runs"};
+    const QStringList expected = {"Dataset",      "Hyperparameters", "Augmentation", "Training",
+                                  "Feature maps", "Predictions",     "Export",       "Runs"};
     QCOMPARE(w.tabs()->count(), expected.size());
     for (int i = 0; i < expected.size(); ++i) QCOMPARE(w.tabs()->tabText(i), expected[i]);
   }

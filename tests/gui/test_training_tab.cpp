@@ -78,9 +78,10 @@ class TestTrainingTab : public QObject {
     auto* hyper = w.hyperparams();
     // The brief's tiny run: 16/8 images at 96 px, 3 epochs of 2 batches; the last epoch without Mosaic.
     const QList<QPair<QString, QString>> settings = {
-        {"data", data_},   {"epochs", "3"},      {"batch", "8"},      {"workers", "2"},
-        {"amp", "false"},  {"imgsz", "96"},      {"device", "cpu"},   {"close_mosaic", "1"},
-        {"project", tmp_.path() + "/runs"},      {"name", "gui"},     {"warmup_epochs", "0"}};
+        {"data", data_},   {"epochs", "3"},       {"batch", "8"},
+        {"workers", "2"},  {"amp", "false"},      {"imgsz", "96"},
+        {"device", "cpu"}, {"close_mosaic", "1"}, {"project", tmp_.path() + "/runs"},
+        {"name", "gui"},   {"warmup_epochs", "0"}};
     for (const auto& kv : settings) QVERIFY2(hyper->setValue(kv.first, kv.second), qPrintable(kv.first));
     QVERIFY(hyper->modified().contains("epochs"));
 
@@ -126,7 +127,8 @@ class TestTrainingTab : public QObject {
     QCOMPARE(tab->chart("map")->points(0), 3);  // one validated point per epoch, across stop and resume
     QVERIFY(tab->chart("lr")->points(1) > 0);
     QVERIFY(tab->chart("speed")->points(0) > 0);
-    for (const char* p : {"scanning data", "building model", "training", "validating", "close mosaic", "finished"})
+    for (const char* p :
+         {"scanning data", "building model", "training", "validating", "close mosaic", "finished"})
       QVERIFY2(tab->phasesSeen().contains(p), p);
     QVERIFY(tab->phaseLabel()->text().startsWith("finished"));
 

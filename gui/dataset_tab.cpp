@@ -1,0 +1,260 @@
+#include "dataset_tab.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPointer>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QThread>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "box_image_view.h"
+#include "dataset_files.h"
+#include "metric_chart.h"
+
+namespace ywb::gui {
+
+struct DatasetTab::Scan {
+  int generation = 0;
+  QString yaml;
+  ywb::DatasetReport report;
+  QString error;
+  QStringList train_images;
+  QVector<double> box_w, box_h;  // normalised sizes of the train boxes (up to 20000)
+};
+
+DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
+  setObjectName("datasetTab");
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  auto* open = new QPushButton(tr("Open data.yaml..."), this);
+  recent_ = new QComboBox(this);
+  recent_->setObjectName("recentDatasets");
+  recent_->setMinimumWidth(360);
+  recent_->setPlaceholderText(tr("Recent datasets"));
+  recent_->addItems(QSettings().value("datasets/recent").toStringList());
+  recent_->setCurrentIndex(-1);
+  auto* rescan = new QPushButton(tr("Rescan"), this);
+  summary_ = new QLabel(tr("No dataset open."), this);
+  summary_->setObjectName("datasetSummary");
+  bar->addWidget(open);
+  bar->addWidget(recent_);
+  bar->addWidget(rescan);
+  bar->addWidget(summary_, 1);
+  layout->addLayout(bar);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  report_ = new QTreeWidget(split);
+  report_->setObjectName("scanReport");
+  report_->setHeaderLabels({tr("Item"), tr("Value")});
+  report_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  report_->setToolTip(tr("Double-click a problem to open its image"));
+  auto* charts = new QWidget(split);
+  auto* cl = new QVBoxLayout(charts);
+  cl->setContentsMargins(0, 0, 0, 0);
+  histogram_ = new MetricChart(tr("Boxes per class (train)"), tr("class"), tr("boxes"), charts);
+  histogram_->setObjectName("classHistogram");
+  histogram_->legend->setVisible(false);
+  scatter_ = new MetricChart(tr("Box size (train, normalised)"), tr("width"), tr("height"), charts);
+  scatter_->setObjectName("boxScatter");
+  scatter_->legend->setVisible(false);
+  const int s = scatter_->addSeries(tr("boxes"), MetricChart::color(0));
+  scatter_->graph(s)->setLineStyle(QCPGraph::lsNone);
+  scatter_->graph(s)->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x4f, 0xc3, 0xf7, 90), 3));
+  cl->addWidget(histogram_);
+  cl->addWidget(scatter_);
+  auto* browser = new QSplitter(Qt::Vertical, split);
+  images_ = new QListWidget(browser);
+  images_->setObjectName("imageList");
+  viewer_ = new BoxImageView(browser);
+  viewer_->setObjectName("imageViewer");
+  viewer_->setMessage(tr("Open a data.yaml to browse its images with their ground-truth boxes."));
+  browser->setStretchFactor(0, 1);
+  browser->setStretchFactor(1, 3);
+  split->addWidget(report_);
+  split->addWidget(charts);
+  split->addWidget(browser);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 3);
+  layout->addWidget(split, 1);
+
+  connect(open, &QPushButton::clicked, this, &DatasetTab::chooseDataset);
+  connect(recent_, &QComboBox::activated, this, [this](int i) { openDataset(recent_->itemText(i)); });
+  connect(rescan, &QPushButton::clicked, this, [this] {
+    if (!yaml_.isEmpty()) openDataset(yaml_);
+  });
+  connect(images_, &QListWidget::currentTextChanged, this, [this](const QString& p) {
+    if (!p.isEmpty()) showImage(p);
+  });
+  connect(report_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
+    QString file = item->data(0, Qt::UserRole).toString();
+    if (file.isEmpty()) return;
+    if (file.endsWith(".txt")) file = imagePathForLabel(file);
+    if (!file.isEmpty()) showImage(file);
+  });
+}
+
+void DatasetTab::chooseDataset() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open dataset"), QString(), tr("Dataset YAML (*.yaml *.yml)"));
+  if (!path.isEmpty()) openDataset(path);
+}
+
+void DatasetTab::rememberRecent(const QString& yaml) {
+  QSettings settings;
+  QStringList list = settings.value("datasets/recent").toStringList();
+  list.removeAll(yaml);
+  list.prepend(yaml);
+  while (list.size() > 10) list.removeLast();
+  settings.setValue("datasets/recent", list);
+  const QSignalBlocker block(recent_);
+  recent_->clear();
+  recent_->addItems(list);
+  recent_->setCurrentIndex(0);
+}
+
+void DatasetTab::openDataset(const QString& yaml) {
+  yaml_ = QFileInfo(yaml).absoluteFilePath();
+  summary_->setText(tr("Scanning %1 ...").arg(yaml_));
+  const int gen = ++generation_;
+  QPointer<DatasetTab> self(this);
+  QThread* t = QThread::create([self, gen, path = yaml_] {
+    Scan scan;
+    scan.generation = gen;
+    scan.yaml = path;
+    try {
+      scan.report = ywb::checkDataset(path.toStdString(), 2);
+      scan.train_images = splitImages(scan.report.config.train);
+      for (const QString& img : scan.train_images) {
+        for (const LabelRow& r : readLabelRows(labelPathFor(img))) {
+          if (scan.box_w.size() >= 20000) break;
+          scan.box_w << r.w;
+          scan.box_h << r.h;
+        }
+      }
+    } catch (const std::exception& e) {
+      scan.error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(
+        self,
+        [self, scan] {
+          if (self) self->showScan(scan);
+        },
+        Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+void DatasetTab::showScan(const Scan& scan) {
+  if (scan.generation != generation_) return;
+  report_->clear();
+  if (!scan.error.isEmpty()) {
+    summary_->setText(tr("Could not open the dataset: %1").arg(scan.error));
+    Q_EMIT logLine(summary_->text());
+    Q_EMIT datasetScanned(false);
+    return;
+  }
+  rememberRecent(scan.yaml);
+  const ywb::DatasetReport& r = scan.report;
+  names_.clear();
+  for (const auto& n : r.config.names) names_ << QString::fromStdString(n);
+  int problems = 0;
+  for (const ywb::SplitReport& s : r.splits) {
+    auto* top = new QTreeWidgetItem(
+        report_, {QString::fromStdString(s.split), tr("%1 images, %2 boxes").arg(s.images).arg(s.boxes)});
+    const QList<QPair<QString, int>> rows = {{tr("with labels"), s.with_labels},
+                                             {tr("backgrounds"), s.backgrounds},
+                                             {tr("orphan label files"), s.orphans},
+                                             {tr("corrupt (excluded)"), s.corrupt},
+                                             {tr("duplicate rows removed"), s.duplicates_removed},
+                                             {tr("zero-area rows dropped"), s.rows_dropped}};
+    for (const auto& kv : rows) new QTreeWidgetItem(top, {kv.first, QString::number(kv.second)});
+    new QTreeWidgetItem(top, {tr("scan"), s.from_cache ? tr("from cache, %1 s").arg(s.seconds, 0, 'f', 2)
+                                                       : tr("%1 s").arg(s.seconds, 0, 'f', 2)});
+    if (!s.problems.empty()) {
+      auto* pr = new QTreeWidgetItem(top, {tr("problems"), QString::number(s.problems.size())});
+      pr->setForeground(1, QColor(0xe5, 0x73, 0x73));
+      for (const auto& p : s.problems) {
+        const QString file = QString::fromStdString(p.file);
+        auto* it = new QTreeWidgetItem(
+            pr, {QFileInfo(file).fileName() + (p.line > 0 ? QString(":%1").arg(p.line) : QString()),
+                 QString::fromStdString(p.reason)});
+        it->setData(0, Qt::UserRole, file);
+        it->setToolTip(0, file);
+        it->setToolTip(1, QString::fromStdString(p.reason));
+      }
+      problems += int(s.problems.size());
+    }
+    top->setExpanded(true);
+  }
+  summary_->setText(tr("%1: %2 classes, %3 problem(s)%4")
+                        .arg(scan.yaml)
+                        .arg(names_.size())
+                        .arg(problems)
+                        .arg(r.ok() ? QString() : tr("  (not ready for training)")));
+
+  // class histogram of the train split
+  histogram_->clearPlottables();
+  histogram_->clearItems();
+  if (!r.splits.empty()) {
+    auto* bars = new QCPBars(histogram_->xAxis, histogram_->yAxis);
+    bars->setBrush(QColor(0x4f, 0xc3, 0xf7, 180));
+    bars->setPen(Qt::NoPen);
+    QVector<double> keys, values;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const auto& pc = r.splits.front().per_class;
+    for (int c = 0; c < int(pc.size()); ++c) {
+      keys << c;
+      values << pc[size_t(c)];
+      ticker->addTick(c, c < names_.size() ? names_[c] : QString::number(c));
+    }
+    bars->setData(keys, values);
+    histogram_->xAxis->setTicker(ticker);
+    histogram_->xAxis->setTickLabelRotation(keys.size() > 8 ? 60 : 0);
+    histogram_->rescaleAxes();
+    histogram_->xAxis->setRange(-0.7, std::max(1.0, double(keys.size()) - 0.3));
+    histogram_->yAxis->setRangeLower(0);
+    histogram_->yAxis->setRangeUpper(histogram_->yAxis->range().upper * 1.1 + 1);
+    histogram_->replot(QCustomPlot::rpQueuedReplot);
+  }
+  scatter_->graph(0)->setData(scan.box_w, scan.box_h);
+  scatter_->xAxis->setRange(0, 1);
+  scatter_->yAxis->setRange(0, 1);
+  scatter_->replot(QCustomPlot::rpQueuedReplot);
+
+  images_->clear();
+  images_->addItems(scan.train_images);
+  if (!scan.train_images.isEmpty()) images_->setCurrentRow(0);
+  Q_EMIT logLine(tr("Dataset %1 scanned: %2 problem(s)").arg(scan.yaml).arg(problems));
+  Q_EMIT datasetOpened(scan.yaml);
+  Q_EMIT datasetScanned(r.ok());
+}
+
+void DatasetTab::showImage(const QString& path) {
+  QImage img(path);
+  if (img.isNull()) {
+    viewer_->setMessage(tr("Cannot read %1").arg(path));
+    return;
+  }
+  QVector<ViewBox> boxes;
+  for (const LabelRow& r : readLabelRows(labelPathFor(path))) {
+    const QRectF rect((r.cx - r.w / 2) * img.width(), (r.cy - r.h / 2) * img.height(), r.w * img.width(),
+                      r.h * img.height());
+    boxes << ViewBox{rect, r.cls < names_.size() ? names_[r.cls] : QString::number(r.cls),
+                     BoxImageView::classColor(r.cls), false};
+  }
+  viewer_->setImage(img, boxes);
+  viewer_->setToolTip(path);
+}
+
+}  // namespace ywb::gui

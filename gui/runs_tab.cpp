@@ -1,0 +1,154 @@
+#include "runs_tab.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTextStream>
+#include <QVBoxLayout>
+
+#include "metric_chart.h"
+
+namespace ywb::gui {
+
+bool RunResults::load(const QString& run_dir) {
+  dir = run_dir;
+  columns.clear();
+  values.clear();
+  QFile f(run_dir + "/results.csv");
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return false;
+  QTextStream in(&f);
+  if (in.atEnd()) return false;
+  for (const QString& c : in.readLine().split(',')) columns << c.trimmed();  // Ultralytics pads names
+  while (!in.atEnd()) {
+    const QStringList cells = in.readLine().split(',');
+    if (cells.size() != columns.size()) continue;  // a torn last line of a running run
+    for (int i = 0; i < cells.size(); ++i) values[columns[i]] << cells[i].trimmed().toDouble();
+  }
+  return true;
+}
+
+RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
+  setObjectName("runsTab");
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  folder_ = new QLineEdit(QDir::current().filePath("runs/detect"), this);
+  folder_->setObjectName("runsFolder");
+  auto* browse = new QPushButton(tr("Browse..."), this);
+  auto* refresh_btn = new QPushButton(tr("Refresh"), this);
+  metric_ = new QComboBox(this);
+  metric_->addItems({"metrics/mAP50-95(B)", "metrics/mAP50(B)", "metrics/precision(B)", "metrics/recall(B)",
+                     "train/box_loss", "train/cls_loss", "train/dfl_loss", "val/box_loss", "val/cls_loss",
+                     "val/dfl_loss", "lr/pg0"});
+  bar->addWidget(new QLabel(tr("Runs folder:"), this));
+  bar->addWidget(folder_, 1);
+  bar->addWidget(browse);
+  bar->addWidget(refresh_btn);
+  bar->addWidget(new QLabel(tr("Overlay:"), this));
+  bar->addWidget(metric_);
+  layout->addLayout(bar);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  table_ = new QTableWidget(split);
+  table_->setObjectName("runsTable");
+  table_->setColumnCount(7);
+  table_->setHorizontalHeaderLabels(
+      {tr("Run"), tr("Epochs"), tr("Best epoch"), tr("mAP50-95"), tr("mAP50"), tr("P"), tr("R")});
+  table_->horizontalHeaderItem(3)->setToolTip(
+      tr("COCO-exact mAP50-95 of the best epoch (fitness 0.1 mAP50 + 0.9 mAP50-95)"));
+  table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSortingEnabled(false);
+  chart_ = new MetricChart(tr("Runs compared (COCO-exact mAP)"), tr("epoch"), QString(), split);
+  chart_->setObjectName("runsChart");
+  split->addWidget(table_);
+  split->addWidget(chart_);
+  layout->addWidget(split, 1);
+
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, tr("Runs folder"), folder_->text());
+    if (!d.isEmpty()) setRunsFolder(d);
+  });
+  connect(refresh_btn, &QPushButton::clicked, this, &RunsTab::refresh);
+  connect(folder_, &QLineEdit::editingFinished, this, &RunsTab::refresh);
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &RunsTab::plotSelected);
+  connect(metric_, &QComboBox::currentTextChanged, this, &RunsTab::plotSelected);
+  refresh();
+}
+
+void RunsTab::setRunsFolder(const QString& folder) {
+  folder_->setText(folder);
+  refresh();
+}
+
+QString RunsTab::runsFolder() const {
+  return folder_->text();
+}
+
+void RunsTab::refresh() {
+  runs_.clear();
+  const QDir dir(folder_->text());
+  for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time)) {
+    RunResults r;
+    if (r.load(fi.absoluteFilePath())) runs_ << r;
+  }
+  const QSignalBlocker block(table_);
+  table_->clearContents();
+  table_->setRowCount(runs_.size());
+  for (int row = 0; row < runs_.size(); ++row) {
+    const RunResults& r = runs_[row];
+    const auto& m = r.values.value("metrics/mAP50-95(B)");
+    const auto& m50 = r.values.value("metrics/mAP50(B)");
+    int best = -1;
+    double best_fit = -1;
+    for (int e = 0; e < m.size() && e < m50.size(); ++e) {
+      const double fit = 0.1 * m50[e] + 0.9 * m[e];  // Ultralytics' fitness, as the trainer picks `best`
+      if (fit > best_fit) best_fit = fit, best = e;
+    }
+    auto num = [&](const char* col) {
+      const auto& v = r.values.value(col);
+      return best >= 0 && best < v.size() ? QString::number(v[best], 'f', 4) : QString("-");
+    };
+    table_->setItem(row, 0, new QTableWidgetItem(QFileInfo(r.dir).fileName()));
+    table_->item(row, 0)->setToolTip(r.dir);
+    table_->setItem(row, 1, new QTableWidgetItem(QString::number(r.epochs())));
+    table_->setItem(row, 2, new QTableWidgetItem(best >= 0 ? QString::number(best + 1) : "-"));
+    table_->setItem(row, 3, new QTableWidgetItem(num("metrics/mAP50-95(B)")));
+    table_->setItem(row, 4, new QTableWidgetItem(num("metrics/mAP50(B)")));
+    table_->setItem(row, 5, new QTableWidgetItem(num("metrics/precision(B)")));
+    table_->setItem(row, 6, new QTableWidgetItem(num("metrics/recall(B)")));
+  }
+  if (!runs_.isEmpty()) table_->selectRow(0);
+  plotSelected();
+}
+
+void RunsTab::plotSelected() {
+  chart_->clearGraphs();
+  chart_->clearData();
+  const QString col = metric_->currentText();
+  QList<int> rows;
+  for (const QModelIndex& i : table_->selectionModel()->selectedRows()) rows << i.row();
+  std::sort(rows.begin(), rows.end());
+  for (int row : rows) {
+    if (row >= runs_.size()) continue;
+    const RunResults& r = runs_[row];
+    const int s =
+        chart_->addSeries(QFileInfo(r.dir).fileName(), MetricChart::color(row), Qt::SolidLine, true);
+    const auto& ep = r.values.value("epoch");
+    const auto& v = r.values.value(col);
+    for (int e = 0; e < v.size() && e < ep.size(); ++e) chart_->append(s, ep[e], v[e]);
+  }
+  chart_->yAxis->setLabel(col);
+  chart_->refresh();
+}
+
+}  // namespace ywb::gui

@@ -114,8 +114,22 @@ void AugmentationTab::reroll() {
   requestRender();
 }
 
+void AugmentationTab::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (pending_) requestRender();
+}
+
+void AugmentationTab::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (!image_.isNull())
+    view_->setPixmap(
+        QPixmap::fromImage(image_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+}
+
 void AugmentationTab::requestRender() {
   if (yaml_.isEmpty()) return;
+  pending_ = !isVisible();  // hidden: render when shown, not while a run needs the CPU
+  if (pending_) return;
   if (busy_) {
     again_ = true;  // coalesce: one more render with the newest settings when this one ends
     return;

@@ -41,6 +41,10 @@ class AugmentationTab : public QWidget {
   int rendersDone() const { return renders_; }
   double lastRenderMs() const { return last_ms_; }
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
  Q_SIGNALS:
   /// The user changed one augmentation setting here (name is the Ultralytics name).
   void paramEdited(const QString& name, double value);
@@ -65,6 +69,7 @@ class AugmentationTab : public QWidget {
   std::shared_ptr<ywb::PreviewRenderer> renderer_;  // shared with the render thread
   QString renderer_yaml_;
   bool busy_ = false, again_ = false;
+  bool pending_ = false;  // a render was asked for while the tab was hidden
   int renders_ = 0;
   double last_ms_ = 0;
   bool syncing_ = false;

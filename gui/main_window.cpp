@@ -4,6 +4,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -12,9 +13,11 @@
 
 #include "augmentation_tab.h"
 #include "dataset_tab.h"
+#include "export_tab.h"
+#include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "log_view.h"
-#include "placeholder_tab.h"
+#include "predictions_tab.h"
 #include "runs_tab.h"
 #include "system_panel.h"
 #include "theme.h"
@@ -46,26 +49,17 @@ void MainWindow::buildTabs() {
   augment_ = new AugmentationTab(tabs_);
   training_ = new TrainingTab(tabs_);
   runs_ = new RunsTab(tabs_);
+  features_ = new FeatureMapsTab(tabs_);
+  predictions_ = new PredictionsTab(tabs_);
+  export_ = new ExportTab(tabs_);
   training_->setArgsProvider([h = hyper_] { return h->args(); });
-  struct Spec {
-    QString title, text;
-  };
-  const Spec pending[] = {
-      {tr("Feature maps"),
-       tr("Channel activations of a chosen layer for a chosen image, from the EMA weights.")},
-      {tr("Predictions"),
-       tr("Validation images with predicted and ground-truth boxes, per-class AP, confusion "
-          "matrix and PR curves (COCO-exact metrics).")},
-      {tr("Export"), tr("Export trained weights to safetensors and ONNX, verified by a second runtime.")},
-  };
-  auto placeholder = [&](int i) { return new PlaceholderTab(pending[i].title, pending[i].text, tabs_); };
   tabs_->addTab(dataset_, tr("Dataset"));
   tabs_->addTab(hyper_, tr("Hyperparameters"));
   tabs_->addTab(augment_, tr("Augmentation"));
   tabs_->addTab(training_, tr("Training"));
-  tabs_->addTab(placeholder(0), tr("Feature maps"));
-  tabs_->addTab(placeholder(1), tr("Predictions"));
-  tabs_->addTab(placeholder(2), tr("Export"));
+  tabs_->addTab(features_, tr("Feature maps"));
+  tabs_->addTab(predictions_, tr("Predictions"));
+  tabs_->addTab(export_, tr("Export"));
   tabs_->addTab(runs_, tr("Runs"));
   setCentralWidget(tabs_);
 
@@ -76,8 +70,20 @@ void MainWindow::buildTabs() {
   connect(hyper_, &HyperparamsTab::argsChanged, augment_, [this] { augment_->setArgs(hyper_->args()); });
   connect(augment_, &AugmentationTab::paramEdited, hyper_,
           [this](const QString& name, double v) { hyper_->setValue(name, QString::number(v, 'g', 10)); });
-  connect(training_, &TrainingTab::runFinished, runs_,
-          [this](const QString& dir) { runs_->setRunsFolder(QFileInfo(dir).absolutePath()); });
+  connect(hyper_, &HyperparamsTab::argsChanged, this, [this] {
+    const ywb::TrainArgs a = hyper_->args();
+    predictions_->setDataset(QString::fromStdString(a.data));
+    features_->setModelYaml(QString::fromStdString(a.model));
+  });
+  connect(dataset_->images(), &QListWidget::currentTextChanged, features_, &FeatureMapsTab::setImage);
+  connect(training_, &TrainingTab::runFinished, this, [this](const QString& dir) {
+    runs_->setRunsFolder(QFileInfo(dir).absolutePath());
+    const QString best = dir + "/weights/best.safetensors", last = dir + "/weights/last.safetensors";
+    const QString weights = QFileInfo::exists(best) ? best : last;
+    predictions_->setWeights(weights);
+    export_->setWeights(weights);
+    features_->setWeights(last);  // the checkpoint's EMA weights
+  });
 }
 
 void MainWindow::buildDocks() {
@@ -98,6 +104,9 @@ void MainWindow::buildDocks() {
   connect(hyper_, &HyperparamsTab::logLine, log_, &LogView::appendLine);
   connect(dataset_, &DatasetTab::logLine, log_, &LogView::appendLine);
   connect(augment_, &AugmentationTab::logLine, log_, &LogView::appendLine);
+  connect(features_, &FeatureMapsTab::logLine, log_, &LogView::appendLine);
+  connect(predictions_, &PredictionsTab::logLine, log_, &LogView::appendLine);
+  connect(export_, &ExportTab::logLine, log_, &LogView::appendLine);
 }
 
 void MainWindow::buildMenus() {

@@ -9,6 +9,9 @@ namespace ywb::gui {
 
 class AugmentationTab;
 class DatasetTab;
+class ExportTab;
+class FeatureMapsTab;
+class PredictionsTab;
 class HyperparamsTab;
 class RunsTab;
 class LogView;
@@ -28,6 +31,9 @@ class MainWindow : public QMainWindow {
   DatasetTab* dataset() const { return dataset_; }
   AugmentationTab* augmentation() const { return augment_; }
   RunsTab* runs() const { return runs_; }
+  FeatureMapsTab* featureMaps() const { return features_; }
+  PredictionsTab* predictions() const { return predictions_; }
+  ExportTab* exporter() const { return export_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -46,6 +52,9 @@ class MainWindow : public QMainWindow {
   DatasetTab* dataset_ = nullptr;
   AugmentationTab* augment_ = nullptr;
   RunsTab* runs_ = nullptr;
+  FeatureMapsTab* features_ = nullptr;
+  PredictionsTab* predictions_ = nullptr;
+  ExportTab* export_ = nullptr;
 };
 
 }  // namespace ywb::gui

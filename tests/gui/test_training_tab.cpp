@@ -10,9 +10,18 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <QListWidget>
+#include <QTableWidget>
+
+#include "augmentation_tab.h"
+#include "box_image_view.h"
+#include "dataset_tab.h"
+#include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "main_window.h"
 #include "metric_chart.h"
+#include "predictions_tab.h"
+#include "runs_tab.h"
 #include "training_controller.h"
 #include "training_tab.h"
 #include "ywb/synth.h"
@@ -136,6 +145,43 @@ class TestTrainingTab : public QObject {
           probe.maxMs(), probe.over50());
     QVERIFY(probe.ticks() > 100);
     QVERIFY2(probe.maxMs() < 50.0, qPrintable(QString("longest GUI-thread gap %1 ms").arg(probe.maxMs())));
+
+    // The other tabs, fed by the run: dataset scan, augmentation preview, predictions, feature maps, runs.
+    auto* ds = w.dataset();
+    QSignalSpy scanned(ds, &ywb::gui::DatasetTab::datasetScanned);
+    ds->openDataset(data_);
+    QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 30000);
+    QVERIFY(scanned.first().first().toBool());
+    QCOMPARE(ds->images()->count(), 16);     // the synthesized train split
+    QVERIFY(ds->viewer()->boxCount() >= 1);  // every synthetic image holds 1..8 objects
+
+    auto* aug = w.augmentation();
+    w.tabs()->setCurrentWidget(aug);
+    QTRY_VERIFY_WITH_TIMEOUT(aug->rendersDone() >= 1, 30000);
+    const int before = aug->rendersDone();
+    QVERIFY(hyper->setValue("fliplr", "1.0"));  // an edit in the Hyperparameters tab re-renders the grid
+    QTRY_VERIFY_WITH_TIMEOUT(aug->rendersDone() > before, 30000);
+    QCOMPARE(aug->params().fliplr, 1.0);
+    qInfo("augmentation preview render: %.0f ms", aug->lastRenderMs());
+
+    auto* pred = w.predictions();
+    QSignalSpy validated(pred, &ywb::gui::PredictionsTab::validated);
+    pred->validate();
+    QTRY_VERIFY_WITH_TIMEOUT(validated.count() == 1, 60000);
+    QVERIFY(validated.first().first().toBool());
+    QCOMPARE(int(pred->report().detections.size()), 8);  // the val split
+    QVERIFY(pred->classTable()->rowCount() > 0);
+
+    auto* fm = w.featureMaps();
+    QSignalSpy fm_shown(fm, &ywb::gui::FeatureMapsTab::shown);
+    fm->setLayer(2);
+    fm->compute();
+    QTRY_VERIFY_WITH_TIMEOUT(fm_shown.count() >= 1, 60000);
+    QVERIFY(fm_shown.last().first().toBool());
+    QVERIFY(fm->stats()->rowCount() > 0);
+
+    QCOMPARE(w.runs()->table()->rowCount(), 1);
+    QCOMPARE(w.runs()->table()->item(0, 1)->text(), QString("3"));  // epochs in results.csv
 
     const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
     QDir().mkpath(shots);

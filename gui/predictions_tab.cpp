@@ -1,0 +1,281 @@
+#include "predictions_tab.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPointer>
+#include <QPushButton>
+#include <QSlider>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include "box_image_view.h"
+#include "metric_chart.h"
+
+namespace ywb::gui {
+
+PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
+  setObjectName("predictionsTab");
+  auto* layout = new QVBoxLayout(this);
+  auto* grid = new QGridLayout;
+  weights_ = new QLineEdit(this);
+  weights_->setObjectName("predWeights");
+  weights_->setPlaceholderText(tr("weights/best.safetensors of a run (or exported weights)"));
+  data_ = new QLineEdit(this);
+  data_->setObjectName("predData");
+  data_->setPlaceholderText(tr("data.yaml"));
+  auto* browse = new QPushButton(tr("Browse..."), this);
+  auto* run = new QPushButton(tr("Validate"), this);
+  run->setObjectName("validateButton");
+  conf_ = new QSlider(Qt::Horizontal, this);
+  conf_->setRange(0, 100);
+  conf_->setValue(25);
+  iou_ = new QSlider(Qt::Horizontal, this);
+  iou_->setRange(1, 99);
+  iou_->setValue(70);
+  conf_label_ = new QLabel(this);
+  iou_label_ = new QLabel(this);
+  grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
+  grid->addWidget(weights_, 0, 1);
+  grid->addWidget(browse, 0, 2);
+  grid->addWidget(new QLabel(tr("Data"), this), 1, 0);
+  grid->addWidget(data_, 1, 1);
+  grid->addWidget(run, 1, 2);
+  grid->addWidget(conf_label_, 0, 3);
+  grid->addWidget(conf_, 0, 4);
+  grid->addWidget(iou_label_, 1, 3);
+  grid->addWidget(iou_, 1, 4);
+  grid->setColumnStretch(1, 3);
+  grid->setColumnStretch(4, 1);
+  layout->addLayout(grid);
+  summary_ = new QLabel(tr("Validate weights to see predictions (metrics are COCO-exact)."), this);
+  summary_->setObjectName("predSummary");
+  summary_->setWordWrap(true);
+  layout->addWidget(summary_);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  images_ = new QListWidget(split);
+  images_->setObjectName("predImages");
+  viewer_ = new BoxImageView(split);
+  viewer_->setObjectName("predViewer");
+  viewer_->setMessage(tr("Predicted boxes are solid, ground truth dashed white."));
+  auto* right = new QTabWidget(split);
+  table_ = new QTableWidget(right);
+  table_->setObjectName("classApTable");
+  table_->setColumnCount(7);
+  table_->setHorizontalHeaderLabels(
+      {tr("Class"), tr("Images"), tr("Instances"), tr("P"), tr("R"), tr("AP50"), tr("AP50-95")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  confusion_ = new QCustomPlot(right);
+  confusion_->setObjectName("confusionMatrix");
+  MetricChart::styleDark(confusion_);
+  pr_ = new MetricChart(tr("Precision-recall at IoU 0.50 (COCO)"), tr("recall"), tr("precision"), right);
+  pr_->setObjectName("prCurve");
+  right->addTab(table_, tr("Per-class AP"));
+  right->addTab(confusion_, tr("Confusion matrix"));
+  right->addTab(pr_, tr("PR curve"));
+  split->addWidget(images_);
+  split->addWidget(viewer_);
+  split->addWidget(right);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 3);
+  layout->addWidget(split, 1);
+
+  auto labels = [this] {
+    conf_label_->setText(tr("conf %1").arg(confidence(), 0, 'f', 2));
+    iou_label_->setText(tr("NMS IoU %1").arg(iou_->value() / 100.0, 0, 'f', 2));
+  };
+  labels();
+  connect(conf_, &QSlider::valueChanged, this, [this, labels] {
+    labels();
+    showImage(images_->currentRow());
+  });
+  connect(iou_, &QSlider::valueChanged, this, labels);
+  connect(iou_, &QSlider::sliderReleased, this, &PredictionsTab::validate);
+  connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
+                                                   tr("safetensors (*.safetensors)"));
+    if (!p.isEmpty()) setWeights(p);
+  });
+  connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);
+}
+
+double PredictionsTab::confidence() const {
+  return conf_->value() / 100.0;
+}
+void PredictionsTab::setWeights(const QString& path) {
+  weights_->setText(path);
+}
+void PredictionsTab::setDataset(const QString& yaml) {
+  data_->setText(yaml);
+}
+
+void PredictionsTab::validate() {
+  if (busy_ || weights_->text().isEmpty() || data_->text().isEmpty()) return;
+  busy_ = true;
+  summary_->setText(tr("Validating %1 ...").arg(weights_->text()));
+  ywb::ValOptions o;
+  o.data = data_->text().toStdString();
+  o.weights = weights_->text().toStdString();
+  o.iou = iou_->value() / 100.0;
+  o.keep_detections = true;
+  o.workers = 2;
+  o.device = "";
+  QPointer<PredictionsTab> self(this);
+  QThread* t = QThread::create([self, o] {
+    ywb::ValReport r;
+    QString error;
+    try {
+      r = ywb::validateWeights(o);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(
+        self,
+        [self, r, error] {
+          if (!self) return;
+          self->busy_ = false;
+          if (!error.isEmpty()) {
+            self->summary_->setText(tr("Validation failed: %1").arg(error));
+            Q_EMIT self->logLine(self->summary_->text());
+            Q_EMIT self->validated(false);
+          } else {
+            self->showReport(r);
+          }
+        },
+        Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+void PredictionsTab::showReport(const ywb::ValReport& r) {
+  report_ = r;
+  const auto& m = r.metrics;
+  summary_->setText(tr("%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   "
+                       "%7 ms inference + %8 ms NMS per image")
+                        .arg(m.images)
+                        .arg(m.instances)
+                        .arg(m.precision, 0, 'f', 3)
+                        .arg(m.recall, 0, 'f', 3)
+                        .arg(m.map50, 0, 'f', 3)
+                        .arg(m.map, 0, 'f', 3)
+                        .arg(r.ms_inference, 0, 'f', 1)
+                        .arg(r.ms_nms, 0, 'f', 1));
+  Q_EMIT logLine(summary_->text());
+  table_->setRowCount(int(m.per_class.size()));
+  for (int row = 0; row < int(m.per_class.size()); ++row) {
+    const auto& c = m.per_class[size_t(row)];
+    const QString name =
+        c.cls < int(r.names.size()) ? QString::fromStdString(r.names[size_t(c.cls)]) : QString::number(c.cls);
+    auto num = [](double v) { return v < 0 ? QString("-") : QString::number(v, 'f', 3); };
+    const QStringList cells = {name,
+                               QString::number(c.images),
+                               QString::number(c.num_gt),
+                               num(c.precision),
+                               num(c.recall),
+                               num(c.ap50),
+                               num(c.ap)};
+    for (int col = 0; col < cells.size(); ++col) table_->setItem(row, col, new QTableWidgetItem(cells[col]));
+  }
+  images_->clear();
+  for (const auto& d : r.detections) images_->addItem(QFileInfo(QString::fromStdString(d.path)).fileName());
+  if (!r.detections.empty()) images_->setCurrentRow(0);
+  plotConfusion();
+  plotPr();
+  Q_EMIT validated(true);
+}
+
+void PredictionsTab::showImage(int index) {
+  if (index < 0 || index >= int(report_.detections.size())) return;
+  const ywb::ImageDetections& d = report_.detections[size_t(index)];
+  QImage img(QString::fromStdString(d.path));
+  if (img.isNull()) {
+    viewer_->setMessage(tr("Cannot read %1").arg(QString::fromStdString(d.path)));
+    return;
+  }
+  auto name = [this](int c) {
+    return c >= 0 && c < int(report_.names.size()) ? QString::fromStdString(report_.names[size_t(c)])
+                                                   : QString::number(c);
+  };
+  QVector<ViewBox> boxes;
+  for (const auto& g : d.truth)
+    boxes << ViewBox{QRectF(QPointF(g.x1, g.y1), QPointF(g.x2, g.y2)), QString(), QColor(Qt::white), true};
+  for (const auto& b : d.boxes) {
+    if (b.score < confidence()) continue;
+    boxes << ViewBox{QRectF(QPointF(b.x1, b.y1), QPointF(b.x2, b.y2)),
+                     QString("%1 %2").arg(name(b.cls)).arg(b.score, 0, 'f', 2),
+                     BoxImageView::classColor(b.cls), false};
+  }
+  viewer_->setImage(img, boxes);
+}
+
+void PredictionsTab::plotConfusion() {
+  confusion_->clearPlottables();
+  const ywb::ConfusionMatrix& cm = report_.metrics.confusion;
+  const int n = cm.num_classes + 1;
+  if (cm.num_classes <= 0 || cm.counts.size() != size_t(n) * size_t(n)) return;
+  auto* map = new QCPColorMap(confusion_->xAxis, confusion_->yAxis);
+  map->data()->setSize(n, n);
+  map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
+  // Columns normalised by the true-class total, like Ultralytics' normalised confusion plot.
+  for (int t = 0; t < n; ++t) {
+    int64_t total = 0;
+    for (int p = 0; p < n; ++p) total += cm.at(p, t);
+    for (int p = 0; p < n; ++p)
+      map->data()->setCell(t, p, total > 0 ? double(cm.at(p, t)) / double(total) : 0);
+  }
+  map->setGradient(QCPColorGradient::gpThermal);
+  map->setDataRange(QCPRange(0, 1));
+  map->setInterpolate(false);
+  QSharedPointer<QCPAxisTickerText> tick(new QCPAxisTickerText);
+  for (int i = 0; i < n; ++i)
+    tick->addTick(i, i < cm.num_classes && i < int(report_.names.size())
+                         ? QString::fromStdString(report_.names[size_t(i)])
+                         : tr("background"));
+  confusion_->xAxis->setTicker(tick);
+  confusion_->yAxis->setTicker(tick);
+  confusion_->xAxis->setTickLabelRotation(60);
+  confusion_->xAxis->setLabel(tr("true class"));
+  confusion_->yAxis->setLabel(tr("predicted class"));
+  confusion_->xAxis->setRange(-0.5, n - 0.5);
+  confusion_->yAxis->setRange(-0.5, n - 0.5);
+  confusion_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PredictionsTab::plotPr() {
+  pr_->clearGraphs();
+  pr_->clearData();
+  const ywb::MetricCurves& c = report_.metrics.curves;
+  if (c.recall.empty()) return;
+  for (size_t k = 0; k < c.pr.size(); ++k) {
+    if (c.pr[k].size() != c.recall.size()) continue;
+    const QString name =
+        k < report_.names.size() ? QString::fromStdString(report_.names[k]) : QString::number(k);
+    QColor col = BoxImageView::classColor(int(k));
+    col.setAlpha(140);
+    const int s = pr_->addSeries(name, col);
+    for (size_t i = 0; i < c.recall.size(); ++i) pr_->append(s, c.recall[i], c.pr[k][i]);
+  }
+  if (c.pr_mean.size() == c.recall.size()) {
+    const int s = pr_->addSeries(tr("all classes"), QColor(Qt::white));
+    pr_->graph(s)->setPen(QPen(Qt::white, 3));
+    for (size_t i = 0; i < c.recall.size(); ++i) pr_->append(s, c.recall[i], c.pr_mean[i]);
+  }
+  pr_->refresh();
+  pr_->xAxis->setRange(0, 1);
+  pr_->yAxis->setRange(0, 1.02);
+}
+
+}  // namespace ywb::gui

@@ -1,0 +1,61 @@
+// The Predictions tab: validates trained weights on the val split (ywb::validateWeights, on a worker thread)
+// and shows each image with predicted and ground-truth boxes (confidence slider filters what is drawn; the
+// IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix and the PR
+// curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back queued.
+#pragma once
+#include <QWidget>
+
+#include "ywb/inference.h"
+
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QSlider;
+class QTableWidget;
+class QCustomPlot;
+
+namespace ywb::gui {
+
+class BoxImageView;
+class MetricChart;
+
+class PredictionsTab : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PredictionsTab(QWidget* parent = nullptr);
+  void setWeights(const QString& path);
+  void setDataset(const QString& yaml);
+  /// Starts a validation run (asynchronous; `validated` follows).
+  void validate();
+  const ywb::ValReport& report() const { return report_; }
+  QTableWidget* classTable() const { return table_; }
+  BoxImageView* viewer() const { return viewer_; }
+  double confidence() const;
+
+ Q_SIGNALS:
+  void validated(bool ok);
+  void logLine(const QString& line);
+
+ private:
+  void showReport(const ywb::ValReport& r);
+  void showImage(int index);
+  void plotConfusion();
+  void plotPr();
+
+  QLineEdit* weights_ = nullptr;
+  QLineEdit* data_ = nullptr;
+  QSlider* conf_ = nullptr;
+  QSlider* iou_ = nullptr;
+  QLabel* conf_label_ = nullptr;
+  QLabel* iou_label_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QListWidget* images_ = nullptr;
+  BoxImageView* viewer_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  QCustomPlot* confusion_ = nullptr;
+  MetricChart* pr_ = nullptr;
+  ywb::ValReport report_;
+  bool busy_ = false;
+};
+
+}  // namespace ywb::gui

@@ -23,12 +23,13 @@
 namespace ywb::gui {
 namespace {
 
-// Enough decimals to show the default and the smallest sensible step of the range.
-int decimalsFor(const ywb::ArgSpec& s) {
-  if (s.max <= 0.01) return 6;
-  if (s.max <= 1.0) return 4;
-  return 3;
-}
+// Shows values compactly ("0.01", not "0.01000000") while keeping 8 decimals, so a user's YAML value such as
+// lr0: 0.00123 survives load -> save unchanged.
+class CompactDoubleSpinBox : public QDoubleSpinBox {
+ public:
+  explicit CompactDoubleSpinBox(QWidget* parent) : QDoubleSpinBox(parent) { setDecimals(8); }
+  QString textFromValue(double v) const override { return QString::number(v, 'g', 8); }
+};
 
 QString groupTitle(const std::string& g) {
   QString t = QString::fromStdString(g);
@@ -138,8 +139,7 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
       break;
     }
     case ywb::ArgType::Double: {
-      auto* s = new QDoubleSpinBox(this);
-      s->setDecimals(decimalsFor(spec));
+      auto* s = new CompactDoubleSpinBox(this);
       s->setRange(spec.min, spec.max);
       s->setSingleStep(std::pow(10.0, std::floor(std::log10(std::max(spec.max, 1e-9)))) / 100.0);
       s->setValue(QString::fromStdString(spec.default_text).toDouble());

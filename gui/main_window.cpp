@@ -117,6 +117,15 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   view->addAction(tr("Dark theme"), this, [] { applyTheme(Theme::Dark); });
   view->addAction(tr("Light theme"), this, [] { applyTheme(Theme::Light); });
+  QMenu* language = view->addMenu(tr("Language"));
+  for (const auto& [code, name] :
+       {std::pair<QString, QString>{"en", tr("English")}, {"zh_CN", tr("Chinese (Simplified)")}}) {
+    language->addAction(name, this, [this, c = code] {
+      QSettings().setValue("ui/language", c);
+      QMessageBox::information(this, tr("Language"),
+                               tr("The language changes when the program starts again."));
+    });
+  }
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->addAction(tr("Environment &doctor"), system_, &SystemPanel::runDoctorAsync);
   QMenu* help = menuBar()->addMenu(tr("&Help"));

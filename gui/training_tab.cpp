@@ -232,7 +232,12 @@ void TrainingTab::drain() {
   for (const auto& m : steps) {
     const double batches = double(std::max<int64_t>(1, m.batches));
     const double x = m.epoch + double(m.batch + 1) / batches;
-    if (x < last_x_) continue;  // keep series sorted (a resumed run repeats no steps, but be safe)
+    if (x < last_x_) {
+      // A run stopped mid-epoch resumes at the start of that epoch: drop the partial epoch's points so the
+      // repeated steps replace them.
+      for (MetricChart* c : {train_loss_, lr_, speed_chart_})
+        for (int g = 0; g < c->graphCount(); ++g) c->graph(g)->data()->removeAfter(m.epoch);
+    }
     last_x_ = x;
     train_loss_->append(0, x, m.box);
     train_loss_->append(1, x, m.cls);

@@ -53,7 +53,8 @@ class TestHyperparamsTab : public QObject {
       QFile f(user);
       QVERIFY(f.open(QIODevice::WriteOnly));
       f.write(
-          "task: detect\nmode: train\nepochs: 42\nlr0: 0.02\nmosaic: 0.5\ncos_lr: true\ncopy_paste: 0.0\n");
+          "task: detect\nmode: train\nepochs: 42\nlr0: 0.00123\nmosaic: 0.5\ncos_lr: true\ncopy_paste: "
+          "0.0\n");
     }
     HyperparamsTab tab;
     QSignalSpy changed(&tab, &HyperparamsTab::argsChanged);
@@ -61,7 +62,7 @@ class TestHyperparamsTab : public QObject {
     QVERIFY2(tab.loadYaml(user, &error), qPrintable(error));
     QVERIFY(changed.count() >= 1);
     QCOMPARE(tab.args().epochs, 42);
-    QCOMPARE(tab.args().lr0, 0.02);
+    QCOMPARE(tab.args().lr0, 0.00123);  // more digits than a 4-decimal spin box would keep
     QCOMPARE(tab.args().cos_lr, true);
     // edit
     QVERIFY(tab.setValue("batch", "32"));

@@ -56,8 +56,9 @@ LayerFlops ConvImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   f.out_w = convOutSize(w, options.k(), options.s());
   const double out = double(options.c2()) * double(f.out_h) * double(f.out_w);
   f.flops = 2.0 * out * double(options.c1() / options.g()) * double(options.k() * options.k());
-  // Ultralytics' profiler (thop) counts a BatchNorm as 2 operations per element, reported doubled.
-  if (count_bn && !fused_) f.flops += 4.0 * out;
+  // Ultralytics' profiler (thop) counts an affine BatchNorm as 4 operations per element, then doubles all
+  // counts.
+  if (count_bn && !fused_) f.flops += 8.0 * out;
   return f;
 }
 

@@ -70,6 +70,7 @@ void DetectionModelImpl::addLayer(const LayerSpec& row, std::vector<int64_t>* ch
   LayerInfo li;
   li.index = row.index;
   li.from = row.from;
+  li.from_text = row.from_text;
   li.module = row.module;
   int64_t n = row.repeats > 1 ? std::max<int64_t>(roundHalfEven(row.repeats * spec_.depth), 1) : row.repeats;
   li.repeats = int(n);
@@ -255,6 +256,22 @@ double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn) const {
 
 DetectionModel buildModel(const std::string& yaml_or_name, int nc) {
   return DetectionModel(loadModelSpec(yaml_or_name, nc));
+}
+
+DetectionModel cloneModel(const DetectionModel& src) {
+  DetectionModel copy(src->spec());
+  if (src->fused()) copy->fuse();
+  torch::NoGradGuard no_grad;
+  const auto sp = src->named_parameters(), sb = src->named_buffers();
+  auto dp = copy->named_parameters(), db = copy->named_buffers();
+  for (const auto& kv : sp) {
+    at::Tensor& d = dp[kv.key()];
+    d.set_data(kv.value().detach().clone());
+    d.set_requires_grad(kv.value().requires_grad());
+  }
+  for (const auto& kv : sb) db[kv.key()].set_data(kv.value().detach().clone());
+  copy->train(src->is_training());
+  return copy;
 }
 
 }  // namespace ywb::model

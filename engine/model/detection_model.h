@@ -19,6 +19,7 @@ namespace ywb::model {
 struct LayerInfo {
   int index = 0;
   std::vector<int> from;  ///< absolute indices; -1 = network input
+  std::string from_text;  ///< as written in the YAML ("-1", "[-1, 6]")
   int repeats = 1;        ///< after the depth multiple
   std::string module;     ///< "Conv", "C2f", ...
   std::string args;       ///< resolved arguments, Ultralytics style: "[3, 16, 3, 2]"
@@ -75,5 +76,9 @@ TORCH_MODULE(DetectionModel);
 
 /// Builds a model from a built-in name ("yolov8n.yaml"), a YAML path or YAML text; nc > 0 overrides classes.
 DetectionModel buildModel(const std::string& yaml_or_name, int nc = 0);
+
+/// A deep copy (same spec, fused state, parameters, buffers, requires_grad flags, device, dtype and
+/// train/eval mode), e.g. for an EMA model. LibTorch's clone() is not available for this module.
+DetectionModel cloneModel(const DetectionModel& model);
 
 }  // namespace ywb::model

@@ -20,6 +20,7 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
       ModelLayerRow row;
       row.index = li.index;
       row.from = li.from;
+      row.from_text = li.from_text;
       row.repeats = li.repeats;
       row.module = li.module;
       row.args = li.args;

@@ -37,8 +37,9 @@ std::string modelInfoText(const ModelInfo& info) {
                 "arguments");
   os << line;
   for (const auto& r : info.layers) {
-    std::snprintf(line, sizeof line, "%5d %16s %3d %11s  %-12s %s\n", r.index, fromText(r.from).c_str(),
-                  r.repeats, withCommas(r.params).c_str(), r.module.c_str(), r.args.c_str());
+    std::snprintf(line, sizeof line, "%5d %16s %3d %11s  %-12s %s\n", r.index,
+                  (r.from_text.empty() ? fromText(r.from) : r.from_text).c_str(), r.repeats,
+                  withCommas(r.params).c_str(), r.module.c_str(), r.args.c_str());
     os << line;
   }
   os << info.name << (info.scale.empty() ? "" : " (scale " + info.scale + ")") << " from " << info.source
@@ -61,6 +62,7 @@ std::string modelInfoJson(const ModelInfo& info) {
   for (const auto& r : info.layers) {
     rows.push_back({{"index", r.index},
                     {"from", r.from},
+                    {"from_text", r.from_text},
                     {"repeats", r.repeats},
                     {"params", r.params},
                     {"module", r.module},

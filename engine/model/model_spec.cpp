@@ -65,6 +65,13 @@ void parseSection(const YAML::Node& rows, const std::string& section, const std:
     if (!row.IsSequence() || row.size() != 4) fail(at, ": expected [from, repeats, module, args]");
     try {
       l.from = parseFrom(row[0], l.index, at);
+      if (!row[0].IsSequence()) l.from_text = row[0].as<std::string>();
+      if (row[0].IsSequence()) {
+        l.from_text = "[";
+        for (size_t i = 0; i < row[0].size(); ++i)
+          l.from_text += (i ? ", " : "") + row[0][i].as<std::string>();
+        l.from_text += "]";
+      }
       l.repeats = row[1].as<int>();
       l.module = row[2].as<std::string>();
       if (!row[3].IsSequence()) fail(at, ": args must be a list");

@@ -11,6 +11,7 @@ namespace ywb::model {
 struct LayerSpec {
   int index = 0;
   std::vector<int> from;          ///< absolute layer indices (-1 resolved), or -1 = the network input
+  std::string from_text;          ///< as written: "-1", "[-1, 6]"
   int repeats = 1;                ///< as written (before the depth multiple)
   std::string module;             ///< "Conv", "C2f", "SPPF", "nn.Upsample", "Concat", "Detect"
   std::vector<std::string> args;  ///< scalar arguments as written ("64", "True", "None", "nearest", "nc")

@@ -129,6 +129,24 @@ class TestModel : public QObject {
     QVERIFY(keys.count("model.0.conv.bias") && !keys.count("model.0.bn.weight"));
   }
 
+  void cloneIsDeepAndEqual() {
+    DetectionModel m = buildModel("yolov8n.yaml", 4);
+    m->train();
+    {
+      torch::NoGradGuard ng;
+      m->forward(at::rand({1, 3, 64, 64}));  // moves the BatchNorm statistics away from their defaults
+    }
+    m->eval();
+    DetectionModel c = cloneModel(m);
+    QVERIFY(!c->is_training());
+    torch::NoGradGuard ng;
+    const at::Tensor x = at::rand({1, 3, 96, 64});
+    QVERIFY(c->predict(x).equal(m->predict(x)));  // same parameters and running statistics
+    m->named_parameters()["model.0.conv.weight"].add_(1.0);
+    QVERIFY(!c->predict(x).equal(m->predict(x)));  // deep: the copy did not see the change
+    QVERIFY(!c->named_parameters()["model.22.dfl.conv.weight"].requires_grad());
+  }
+
   void gflopsMatchUltralytics() {
     // GUIDE 7: n 8.7, s 28.6 GFLOPs at 640, fused, multiply-add = 2 FLOPs (Ultralytics prints one decimal).
     DetectionModel n = buildModel("yolov8n.yaml", 80);
@@ -137,6 +155,9 @@ class TestModel : public QObject {
              std::to_string(n->flops(640, 640, false)).c_str());
     QVERIFY2(std::abs(s->flops(640, 640, false) / 1e9 - 28.6) < 0.05,
              std::to_string(s->flops(640, 640, false)).c_str());
+    // Unfused: Ultralytics' summary of yolov8n says 8.9 GFLOPs (its profiler also counts each BatchNorm).
+    QVERIFY2(std::abs(n->flops(640, 640, true) / 1e9 - 8.9) < 0.05,
+             std::to_string(n->flops(640, 640, true)).c_str());
   }
 
   void anchorsAndDecodeArithmetic() {

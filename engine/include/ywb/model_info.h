@@ -11,6 +11,7 @@ namespace ywb {
 struct ModelLayerRow {
   int index = 0;
   std::vector<int> from;  ///< absolute indices; -1 = the network input
+  std::string from_text;  ///< as written in the YAML, as Ultralytics prints it: "-1", "[-1, 6]"
   int repeats = 1;        ///< after the depth multiple
   int64_t params = 0;
   std::string module;  ///< "Conv", "C2f", "SPPF", "nn.Upsample", "Concat", "Detect"

@@ -3,6 +3,7 @@
 
 #include "cli/train_progress.h"
 #include "cli/verb_registry.h"
+#include "ywb/dist.h"
 #include "ywb/train_args.h"
 #include "ywb/trainer.h"
 
@@ -32,6 +33,20 @@ int runTrain(const Args& a) {
       for (const auto& s : trainArgSpecs()) known.push_back(s.name);
       a.requireKnown(known);
     }
+  }
+  // Several ranks asked for and no launcher around us: start one process per rank (this binary again,
+  // with torchrun's variables), relay rank 0's output and fail if any rank fails.
+  const int ranks = localRanksRequested(args.device, args.world);
+  if (!distEnvFromEnvironment().present && ranks > 1) {
+    LaunchOptions lo;
+    lo.argv = {"ywb", "train"};
+    for (const auto& [key, value] : a.values) lo.argv.push_back(key + "=" + value);
+    if (a.json) lo.argv.push_back("--json");
+    lo.world = ranks;
+    lo.grace_s = args.dist_timeout + 30;
+    if (!a.json)
+      std::cerr << "ywb: starting " << ranks << " ranks on this machine (device=" << args.device << ")\n";
+    return launchLocalWorkers(lo);
   }
   TrainProgress progress(a.json);
   Trainer trainer(args);

@@ -59,3 +59,23 @@ auto optimizerStateKey(const StateMap&, const at::Tensor& p) {
 }
 
 }  // namespace ywb::compat
+
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+
+namespace ywb::compat {
+
+/// The c10d class whose allreduce/broadcast/barrier engine/dist calls on a concrete process group: in
+/// LibTorch 2.x ProcessGroupGloo and ProcessGroupNCCL derive from c10d::Backend (a ProcessGroup dispatches
+/// to them), in 1.13 they derive from c10d::ProcessGroup directly. Include YWB_C10D_COLLECTIVES_HEADER.
+#if YWB_TORCH_VERSION_NUMBER >= 20000
+using C10dCollectives = c10d::Backend;
+#define YWB_C10D_COLLECTIVES_HEADER <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+using C10dCollectives = c10d::ProcessGroup;
+#define YWB_C10D_COLLECTIVES_HEADER <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
+
+}  // namespace ywb::compat

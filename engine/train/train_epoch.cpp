@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "dist/dist_training.h"
 #include "train/checkpoint.h"
 #include "train/lr_schedule.h"
 #include "train/train_session.h"
@@ -60,7 +61,11 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   int64_t i = 0;
   bool in_warmup = false;
   for (; s.train_loader->next(batch); ++i) {
-    if (!waitWhilePaused(s)) return false;
+    if (s.dist) {
+      if (!distBeforeStep(s, epoch, i)) return false;  // pause is not offered in distributed runs
+    } else if (!waitWhilePaused(s)) {
+      return false;
+    }
     const auto t0 = Clock::now();
     const int64_t ni = i + nb * epoch;
     const bool warm = s.warmup_iters > 0 && ni <= s.warmup_iters;
@@ -88,7 +93,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       feats = s.model->forward(x);
     }
     const loss::LossResult lr = (*s.loss)(feats, targets);
-    s.scaler->scale(lr.total).backward();
+    s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
+    if (s.dist) distAfterBackward(s, epoch, i);
     if (ni - s.last_opt_step >= s.accumulate) {
       optimizerStep(s);
       s.last_opt_step = ni;
@@ -96,7 +102,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     mean_loss = (mean_loss * double(i) + lr.items.to(s.device)) / double(i + 1);
     const double step_s = std::chrono::duration<double>(Clock::now() - t0).count();
     s.train_seconds += step_s + batch.wait_seconds;
-    s.images_trained += batch.images.size(0);
+    s.images_trained += batch.images.size(0) * s.distWorld();
     if (s.observer && (i % log_every == 0 || i + 1 == nb)) {
       StepMetrics m;
       m.epoch = epoch;
@@ -109,7 +115,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.cls = l[1].item<double>();
       m.dfl = l[2].item<double>();
       for (size_t j = 0; j < 3; ++j) m.lr[j] = groupLr(*s.optimizer, j);
-      m.images_per_s = double(batch.images.size(0)) / std::max(1e-9, step_s + batch.wait_seconds);
+      m.images_per_s =
+          double(batch.images.size(0) * s.distWorld()) / std::max(1e-9, step_s + batch.wait_seconds);
       m.data_wait_s = batch.wait_seconds;
       m.compute_s = step_s;
       m.instances = int(batch.targets.size(0));
@@ -119,7 +126,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.eta_s = per_batch * double(nb * s.epochs - ni - 1);
       s.observer->onStep(m);
     }
-    if (s.stop && s.stop->load()) return false;
+    if (!s.dist && s.stop && s.stop->load()) return false;  // distributed: agreed at the next step
   }
   at::Tensor l = mean_loss.to(at::kCPU);
   for (int k = 0; k < 3; ++k) {

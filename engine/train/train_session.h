@@ -20,6 +20,9 @@
 
 namespace ywb {
 
+class DistContext;
+class GradReducer;
+
 struct TrainSession {
   TrainArgs args;
   TrainObserver* observer = nullptr;
@@ -59,6 +62,13 @@ struct TrainSession {
   double train_seconds = 0;
   double scaler_restore_scale = 65536.0;
   int64_t scaler_restore_growth = 0;
+  // Distributed run (engine/dist): null in a single-process run. The reducer is declared after the
+  // context so it is destroyed first.
+  std::shared_ptr<DistContext> dist;
+  std::shared_ptr<GradReducer> reducer;
+  bool isMain() const { return !dist || distRank() == 0; }
+  int distRank() const;
+  int distWorld() const;
 
   double elapsed() const {
     return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

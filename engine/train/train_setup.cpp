@@ -9,6 +9,8 @@
 #include "core/threads.h"
 #include "core/torch_compat.h"
 #include "data/dataset_scanner.h"
+#include "dist/dist_context.h"
+#include "dist/dist_training.h"
 #include "io/state_dict.h"
 #include "train/checkpoint.h"
 #include "train/lr_schedule.h"
@@ -22,9 +24,8 @@ at::Device pickDevice(const std::string& device) {
   const bool cuda = torch::cuda::is_available();
   if (device.empty()) return cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   if (device.find(',') != std::string::npos) {
-    fail("device=", device,
-         ": several devices need distributed training, which this build does not have yet; ",
-         "use one device (device=0) or device=cpu");
+    fail("device=", device, ": several devices need one process per device: `ywb train` starts them, ",
+         "or launch with torchrun-style variables (RANK, WORLD_SIZE, ...); in-process use takes one device");
   }
   if (!cuda) fail("device=", device, ": CUDA is not available (see `ywb doctor`); use device=cpu");
   char* end = nullptr;
@@ -128,6 +129,13 @@ void ampCheck(TrainSession& s) {
 
 }  // namespace
 
+int TrainSession::distRank() const {
+  return dist ? dist->rank() : 0;
+}
+int TrainSession::distWorld() const {
+  return dist ? dist->world() : 1;
+}
+
 void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   TrainArgs& a = s.args;
   s.phase(TrainPhase::Scanning, "scanning " + a.data);
@@ -140,8 +148,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.single_cls) s.names = {"object"};
 
   s.phase(TrainPhase::Building, "building " + a.model);
-  s.device = pickDevice(a.device);
-  const int threads = configureTorchThreads(a.threads);
+  s.device = s.dist ? s.dist->device() : pickDevice(a.device);
+  const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
   at::manual_seed(uint64_t(a.seed));
   s.model = model::buildModel(a.model, s.nc);
@@ -167,7 +175,9 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
 
   LoaderOptions lo;
   lo.imgsz = a.imgsz;
-  lo.batch = a.batch;
+  lo.batch = s.dist ? a.batch / s.distWorld() : a.batch;  // Ultralytics: batch is global under DDP
+  lo.rank = s.distRank();
+  lo.world = s.distWorld();
   lo.workers = a.workers;
   lo.augment = true;
   lo.shuffle = true;
@@ -181,6 +191,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   vo.augment = false;
   vo.rect = true;
   vo.shuffle = false;
+  vo.rank = 0;  // validation runs on rank 0 alone, over the whole split
+  vo.world = 1;
   vo.batch = a.batch * 2;  // no gradients: twice the batch fits (Ultralytics does the same)
   vo.hyp = AugmentParams::none();
   s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
@@ -225,6 +237,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
           std::to_string(s.epochs));
   }
   ampCheck(s);
+  if (s.dist) distAfterSetup(s);
   s.scaler = std::make_unique<GradScaler>(s.autocast && s.amp_dtype == at::kHalf);
   if (resume) s.scaler->restore(s.scaler_restore_scale, s.scaler_restore_growth);
 }

@@ -6,6 +6,8 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "dist/dist_context.h"
+#include "dist/dist_training.h"
 #include "train/checkpoint.h"
 #include "train/lr_schedule.h"
 #include "train/run_dir.h"
@@ -145,14 +147,16 @@ TrainSummary Trainer::run() {
       s.run_dir = resume->metadata.at("run_dir");
     }
     s.args.validate();
-    if (!resume) {
+    s.dist = joinDistributedRun(s.args);
+    if (!s.isMain()) s.observer = nullptr;  // rank 0 alone reports
+    if (!resume && s.isMain()) {
       s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
       writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
     }
     s.log("run folder " + s.run_dir);
     setupSession(s, resume ? &*resume : nullptr);
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
-    if (resume) truncateResults(csv, s.start_epoch);
+    if (resume && s.isMain()) truncateResults(csv, s.start_epoch);
 
     TrainSummary sum;
     sum.run_dir = s.run_dir;
@@ -170,7 +174,7 @@ TrainSummary Trainer::run() {
       const bool complete = trainEpoch(s, epoch, tloss, lr);
       if (!complete) {
         // Stopped mid-epoch: keep the weights of this partial epoch; a resume repeats the epoch.
-        saveCheckpoints(s, epoch, false, "{}");
+        if (s.isMain()) saveCheckpoints(s, epoch, false, "{}");
         sum.stopped = true;
         sum.stop_reason = "stopped by the user during epoch " + std::to_string(epoch + 1);
         break;
@@ -183,7 +187,7 @@ TrainSummary Trainer::run() {
       EpochMetrics em;
       em.epoch = epoch;
       em.epochs = s.epochs;
-      if (s.args.val || final_epoch) em = validateEpoch(s, epoch);
+      if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
       em.train_box = tloss[0];
       em.train_cls = tloss[1];
       em.train_dfl = tloss[2];
@@ -198,33 +202,44 @@ TrainSummary Trainer::run() {
       ResultsRow row{epoch + 1,    em.time_s,  tloss[0], tloss[1], tloss[2],
                      em.precision, em.recall,  em.map50, em.map,   em.val_box,
                      em.val_cls,   em.val_dfl, lr[0],    lr[1],    lr[2]};
-      appendResultsRow(csv, row);
+      if (s.isMain()) appendResultsRow(csv, row);
       // Time budget: re-plan the number of epochs from the measured epoch time (Ultralytics' rule).
       if (budget_s > 0) {
         const double per_epoch = s.elapsed() / double(epoch + 1);
         s.epochs = std::max(epoch + 1, std::min(s.args.epochs * 1000, int(std::ceil(budget_s / per_epoch))));
       }
-      saveCheckpoints(s, epoch + 1, em.best, metricsJson(em));
+      if (s.isMain()) saveCheckpoints(s, epoch + 1, em.best, metricsJson(em));
       if (s.observer) s.observer->onEpoch(em);
       sum.epochs_completed = epoch + 1;
+      // 0 continue, 1 user stop, 2 patience, 3 time budget; in a distributed run rank 0 decides for all.
+      int decision = 0;
       if (s.stop->load()) {
+        decision = 1;
+      } else if (s.args.patience > 0 && s.best_epoch >= 0 && epoch - s.best_epoch >= s.args.patience) {
+        decision = 2;
+      } else if (budget_s > 0 && s.elapsed() >= budget_s) {
+        decision = 3;
+      }
+      if (s.dist) decision = distEpochDecision(s, epoch, decision);
+      if (decision == 1) {
         sum.stopped = true;
         sum.stop_reason = "stopped by the user after epoch " + std::to_string(epoch + 1);
         break;
       }
-      if (s.args.patience > 0 && s.best_epoch >= 0 && epoch - s.best_epoch >= s.args.patience) {
+      if (decision == 2) {
         sum.early_stopped = true;
         sum.stop_reason = "no improvement for " + std::to_string(s.args.patience) +
                           " epochs (patience); best epoch " + std::to_string(s.best_epoch + 1);
         s.log("early stopping: " + sum.stop_reason);
         break;
       }
-      if (budget_s > 0 && s.elapsed() >= budget_s) {
+      if (decision == 3) {
         sum.stop_reason = "time budget of " + std::to_string(s.args.time) + " h reached";
         s.log(sum.stop_reason);
         break;
       }
     }
+    if (s.dist) distFinish(s);
     if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;
     sum.last = (fs::path(s.run_dir) / "weights" / "last.safetensors").string();
     const fs::path best = fs::path(s.run_dir) / "weights" / "best.safetensors";
@@ -238,6 +253,7 @@ TrainSummary Trainer::run() {
     return sum;
   } catch (...) {
     const std::string why = describeCurrentException();
+    if (s.dist) s.dist->reportFailure(why);
     s.phase(TrainPhase::Failed, why);
     throw Error(why);
   }

@@ -1,0 +1,134 @@
+#include "dist/dist_training.h"
+
+#include <torch/cuda.h>
+
+#include <sstream>
+
+#include "core/error.h"
+#include "core/threads.h"
+#include "dist/dist_context.h"
+#include "dist/grad_reducer.h"
+#include "train/train_session.h"
+#include "ywb/dist.h"
+
+namespace ywb {
+namespace {
+
+std::vector<at::Tensor> tensorsOf(torch::nn::Module& m, bool params, bool buffers) {
+  std::vector<at::Tensor> out;
+  if (params) {
+    for (auto& p : m.parameters()) out.push_back(p);
+  }
+  if (buffers) {
+    for (auto& b : m.buffers()) out.push_back(b);
+  }
+  return out;
+}
+
+std::string stepName(int epoch, int64_t batch) {
+  return "training epoch " + std::to_string(epoch + 1) + " batch " + std::to_string(batch + 1);
+}
+
+}  // namespace
+
+std::shared_ptr<DistContext> joinDistributedRun(const TrainArgs& a) {
+  const DistEnv env = distEnvFromEnvironment();
+  if (!env.present) return nullptr;
+  if (a.sync_bn) {
+    fail("sync_bn=true: SyncBatchNorm is not supported yet; each rank normalises with its own batch ",
+         "statistics (as Ultralytics' DDP does without sync_bn); run without sync_bn");
+  }
+  if (a.batch < env.world) {
+    fail("batch=", a.batch, " is the global batch and must be at least the world size ", env.world,
+         " (each rank loads batch / world images)");
+  }
+  DistOptions o;
+  o.env = env;
+  o.timeout_s = a.dist_timeout;
+  // device="" means "a GPU per rank if there are GPUs": CPU ranks otherwise.
+  const int idx = a.device.empty() && !torch::cuda::is_available()
+                      ? -1
+                      : deviceIndexForLocalRank(a.device, env.local_rank);
+  o.device = idx < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(idx));
+  return std::make_shared<DistContext>(o);
+}
+
+int distThreads(const TrainSession& s) {
+  if (s.args.threads > 0) return s.args.threads;
+  return std::max(1, availableCpus() / std::max(1, s.dist->localWorld()));
+}
+
+void distAfterSetup(TrainSession& s) {
+  DistContext& d = *s.dist;
+  // Rank 0's AMP decision for everyone (a rank on different hardware could disagree).
+  at::Tensor amp =
+      at::tensor({int64_t(s.autocast), int64_t(s.amp_dtype == at::kHalf)}, at::kLong).to(d.device());
+  d.broadcast({amp}, "sharing the AMP decision");
+  const bool autocast = amp[0].item<int64_t>() != 0;
+  if (autocast != s.autocast)
+    s.log("AMP: following rank 0's decision (" + std::string(autocast ? "on" : "off") + ")");
+  s.autocast = autocast;
+  if (autocast) s.amp_dtype = amp[1].item<int64_t>() != 0 ? at::kHalf : at::kBFloat16;
+  d.broadcast(tensorsOf(*s.model, true, true), "the broadcast of rank 0's initial weights");
+  d.broadcast(tensorsOf(*s.ema_model, true, true), "the broadcast of rank 0's EMA weights");
+  s.reducer = std::make_shared<GradReducer>(d, s.model->parameters());
+  std::ostringstream os;
+  os << "distributed: " << d.describe() << ", " << s.train_loader->batchesPerEpoch() << " batches of "
+     << s.args.batch / d.world() << " per rank (global batch " << s.args.batch << "), gradients averaged in "
+     << s.reducer->buckets() << " buckets overlapped with backward, collective timeout "
+     << s.args.dist_timeout << " s";
+  s.log(os.str());
+  if (s.args.batch % d.world() != 0) {
+    s.log("distributed: batch " + std::to_string(s.args.batch) + " is not a multiple of " +
+          std::to_string(d.world()) + " ranks; each rank uses " + std::to_string(s.args.batch / d.world()));
+  }
+}
+
+bool distBeforeStep(TrainSession& s, int epoch, int64_t batch) {
+  DistContext& d = *s.dist;
+  const std::string phase = stepName(epoch, batch);
+  d.setPhase(phase);
+  const bool local_stop = s.stop && s.stop->load();
+  if (d.anyTrue(local_stop, phase + " (stop request)")) return false;
+  d.broadcast(tensorsOf(*s.model, false, true), phase + " (BatchNorm buffers from rank 0)");
+  return true;
+}
+
+at::Tensor distScaleLoss(const TrainSession& s, const at::Tensor& loss) {
+  return loss * double(s.dist->world());
+}
+
+void distAfterBackward(TrainSession& s, int epoch, int64_t batch) {
+  s.reducer->finish("gradient all-reduce, " + stepName(epoch, batch));
+}
+
+int distEpochDecision(TrainSession& s, int epoch, int decision) {
+  DistContext& d = *s.dist;
+  const std::string key = "epoch-" + std::to_string(epoch + 1);
+  const std::string phase = "waiting for rank 0 to validate and save epoch " + std::to_string(epoch + 1);
+  if (d.isMain()) d.mainDone(key);
+  d.waitForMain(key, phase);
+  at::Tensor t = at::tensor({int64_t(decision), int64_t(s.epochs)}, at::kLong).to(d.device());
+  d.broadcast({t}, "sharing rank 0's decision after epoch " + std::to_string(epoch + 1));
+  int out = int(t[0].item<int64_t>());
+  s.epochs = int(t[1].item<int64_t>());
+  if (d.anyTrue(s.stop && s.stop->load(), "sharing stop requests after epoch " + std::to_string(epoch + 1)) &&
+      out == 0) {
+    out = 1;
+  }
+  return out;
+}
+
+void distFinish(TrainSession& s) {
+  DistContext& d = *s.dist;
+  std::vector<at::Tensor> params = tensorsOf(*s.model, true, false);
+  for (auto& p : s.ema_model->parameters()) params.push_back(p);
+  const double diff = d.maxDifferenceFromMain(params, "the final weight check");
+  std::ostringstream os;
+  os << "distributed: model and EMA parameters " << (diff == 0 ? "identical" : "DIFFER") << " on all "
+     << d.world() << " ranks (max |difference| " << diff << ")";
+  s.log(os.str());
+  d.finish();
+}
+
+}  // namespace ywb

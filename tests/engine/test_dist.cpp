@@ -1,0 +1,282 @@
+// Distributed data-parallel training on real Gloo process groups over loopback. Ranks are real processes:
+// this test binary re-executed as a worker (YWB_DIST_TEST_WORKER) or `ywb train` itself.
+#include <torch/torch.h>
+#include <QCoreApplication>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+
+#include "core/atomic_file.h"
+#include "data/sampler.h"
+#include "dist/dist_context.h"
+#include "dist/grad_reducer.h"
+#include "dist/process_group_factory.h"
+#include "io/safetensors.h"
+#include "ywb/dist.h"
+#include "ywb/error.h"
+#include "ywb/synth.h"
+
+namespace {
+
+// The toy problem both the ranks and the single-process reference train. Samples are a pure function of
+// their index, so any process can produce sample i.
+constexpr int kSamples = 24, kGlobalBatch = 6, kEpochs = 2;
+constexpr uint64_t kSamplerSeed = 7;
+
+at::Tensor sampleX(size_t i) {
+  at::Generator g = at::detail::createCPUGenerator(1000 + i);
+  return at::randn({3, 6, 6}, g);
+}
+at::Tensor sampleY(size_t i) {
+  return at::full({2}, double(i % 5) * 0.1 - 0.2);
+}
+
+torch::nn::Sequential makeNet(uint64_t seed) {
+  torch::manual_seed(seed);
+  return torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)), torch::nn::SiLU(),
+                               torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 4, 3)), torch::nn::SiLU(),
+                               torch::nn::Flatten(), torch::nn::Linear(4 * 2 * 2, 2));
+}
+
+// Per-sample loss summed over the batch, i.e. mean * batch, as Ultralytics' loss returns it
+// (loss.sum() * batch_size for per-image-mean losses).
+at::Tensor batchLoss(torch::nn::Sequential& net, const std::vector<size_t>& idx) {
+  std::vector<at::Tensor> xs, ys;
+  for (size_t i : idx) {
+    xs.push_back(sampleX(i));
+    ys.push_back(sampleY(i));
+  }
+  at::Tensor out = net->forward(at::stack(xs));
+  return (out - at::stack(ys)).pow(2).sum(1).mean() * double(idx.size());
+}
+
+// Trains with `world` ranks (world = 1: the single-process reference); returns the flattened parameters.
+at::Tensor train(torch::nn::Sequential& net, int rank, int world, ywb::DistContext* ctx,
+                 ywb::GradReducer* reducer) {
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  const size_t per_rank_batch = size_t(kGlobalBatch / world);
+  for (int epoch = 0; epoch < kEpochs; ++epoch) {
+    // DistributedSampler semantics: rank r takes every world-th index of the shared permutation, so batch k
+    // of all ranks together is exactly batch k of the single process with the global batch.
+    const std::vector<size_t> mine =
+        ywb::distributedIndices(kSamples, rank, world, true, kSamplerSeed, epoch);
+    for (size_t start = 0; start < mine.size(); start += per_rank_batch) {
+      const std::vector<size_t> idx(mine.begin() + long(start), mine.begin() + long(start + per_rank_batch));
+      opt.zero_grad();
+      at::Tensor loss = batchLoss(net, idx);
+      if (ctx) loss = loss * double(world);  // Ultralytics: loss *= world_size before DDP's averaging
+      loss.backward();
+      if (reducer) reducer->finish("test step");
+      opt.step();
+    }
+  }
+  std::vector<at::Tensor> flat;
+  for (auto& p : net->parameters()) flat.push_back(p.detach().reshape({-1}));
+  return at::cat(flat);
+}
+
+int gradWorker() {
+  const ywb::DistEnv env = ywb::distEnvFromEnvironment();
+  ywb::DistOptions o;
+  o.env = env;
+  o.timeout_s = 60;
+  ywb::DistContext ctx(o);
+  // Different initial weights per rank: the broadcast from rank 0 must make them equal.
+  torch::nn::Sequential net = makeNet(100 + uint64_t(env.rank));
+  std::vector<at::Tensor> params = net->parameters();
+  ctx.broadcast(params, "initial broadcast");
+  // Small buckets (64 and 256 bytes) so the gradients travel in several buckets, most started during
+  // backward.
+  ywb::GradReducer reducer(ctx, net->parameters(), 64, 256);
+  const at::Tensor w = train(net, env.rank, env.world, &ctx, &reducer);
+  ywb::writeSafetensors(
+      std::string(std::getenv("YWB_DIST_TEST_OUT")) + "/rank" + std::to_string(env.rank) + ".safetensors",
+      {{"w", w}}, {});
+  ywb::writeFileAtomic(
+      std::string(std::getenv("YWB_DIST_TEST_OUT")) + "/buckets" + std::to_string(env.rank),
+      std::to_string(reducer.buckets()) + " " + std::to_string(reducer.launchedDuringBackward()));
+  ctx.finish();
+  return 0;
+}
+
+QProcessEnvironment rankEnv(int rank, int world, int port) {
+  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+  e.insert("RANK", QString::number(rank));
+  e.insert("LOCAL_RANK", QString::number(rank));
+  e.insert("WORLD_SIZE", QString::number(world));
+  e.insert("MASTER_ADDR", "127.0.0.1");
+  e.insert("MASTER_PORT", QString::number(port));
+  return e;
+}
+
+std::string makeShapes(const QString& dir, int train, int val) {
+  ywb::SynthOptions o;
+  o.out = (dir + "/shapes").toStdString();
+  o.train = train;
+  o.val = val;
+  o.imgsz = 64;
+  o.seed = 3;
+  o.max_objects = 3;
+  return ywb::synthesizeDataset(o).data_yaml;
+}
+
+}  // namespace
+
+class TestDist : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void environmentAndDevices() {
+    // Values as torchrun sets them.
+    qputenv("RANK", "1");
+    qputenv("WORLD_SIZE", "2");
+    qputenv("MASTER_PORT", "29511");
+    qunsetenv("LOCAL_RANK");
+    ywb::DistEnv e = ywb::distEnvFromEnvironment();
+    QVERIFY(e.present);
+    QCOMPARE(e.rank, 1);
+    QCOMPARE(e.local_rank, 1);  // defaults to RANK (one node)
+    QCOMPARE(e.master_port, 29511);
+    qputenv("RANK", "2");
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::distEnvFromEnvironment());  // RANK must be below WORLD_SIZE
+    qunsetenv("RANK");
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::distEnvFromEnvironment());  // only one of the pair
+    qunsetenv("WORLD_SIZE");
+    qunsetenv("MASTER_PORT");
+    QVERIFY(!ywb::distEnvFromEnvironment().present);
+    QCOMPARE(ywb::localRanksRequested("0,1,2", 1), 3);
+    QCOMPARE(ywb::localRanksRequested("cpu", 2), 2);
+    QCOMPARE(ywb::deviceIndexForLocalRank("2,3", 1), 3);
+    QCOMPARE(ywb::deviceIndexForLocalRank("cpu", 1), -1);
+    QVERIFY(ywb::pickFreePort() > 0);
+  }
+
+  void twoRanksMatchOneProcessWithTheGlobalBatch() {
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const int port = ywb::pickFreePort();
+    std::vector<std::unique_ptr<QProcess>> ranks;
+    for (int r = 0; r < 2; ++r) {
+      auto p = std::make_unique<QProcess>();
+      QProcessEnvironment e = rankEnv(r, 2, port);
+      e.insert("YWB_DIST_TEST_WORKER", "grad");
+      e.insert("YWB_DIST_TEST_OUT", dir.path());
+      p->setProcessEnvironment(e);
+      p->setProcessChannelMode(QProcess::MergedChannels);
+      p->start(QCoreApplication::applicationFilePath(), {});
+      QVERIFY(p->waitForStarted());
+      ranks.push_back(std::move(p));
+    }
+    for (int r = 0; r < 2; ++r) {
+      QVERIFY2(ranks[size_t(r)]->waitForFinished(180000), "rank did not finish");
+      QVERIFY2(ranks[size_t(r)]->exitCode() == 0, ranks[size_t(r)]->readAll().constData());
+    }
+    const at::Tensor w0 = ywb::readSafetensors((dir.path() + "/rank0.safetensors").toStdString()).at("w");
+    const at::Tensor w1 = ywb::readSafetensors((dir.path() + "/rank1.safetensors").toStdString()).at("w");
+    // Both ranks apply the same averaged gradients to the same broadcast weights: bit-identical.
+    QVERIFY(at::equal(w0, w1));
+    // Single process, batch 6, the same sampler permutation, weights initialised as rank 0's (seed 100).
+    torch::nn::Sequential net = makeNet(100);
+    const at::Tensor ref = train(net, 0, 1, nullptr, nullptr);
+    // Same arithmetic up to summation order (two partial sums of 3 samples + all-reduce vs one sum of 6):
+    // float32 rounding of ~1e-7 relative per step over 8 steps of SGD with momentum.
+    const double diff = (w0 - ref).abs().max().item<double>();
+    const double scale = ref.abs().max().item<double>();
+    QVERIFY2(diff <= 1e-5 * std::max(1.0, scale), qPrintable(QString("max |rank0 - single| = %1").arg(diff)));
+    // The weights moved (the test would pass trivially with zero gradients).
+    QVERIFY((ref - makeNetFlat(100)).abs().max().item<double>() > 1e-3);
+    // Small buckets: several of them, and at least one all-reduce started before backward finished.
+    const QStringList b =
+        QString::fromStdString(ywb::readFile((dir.path() + "/buckets0").toStdString())).split(' ');
+    QVERIFY(b[0].toInt() >= 3);
+    QVERIFY(b[1].toInt() >= 1);
+  }
+
+  void trainerTwoRanksThroughTheLauncher() {
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const std::string data = makeShapes(dir.path(), 8, 4);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(YW_CLI_PATH, {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64",
+                          "batch=4", "epochs=1", "workers=0", "amp=false", "device=cpu", "world=2",
+                          "project=" + dir.path(), "name=ddp", "dist_timeout=120"});
+    QVERIFY(p.waitForStarted());
+    QVERIFY2(p.waitForFinished(400000), "ywb train world=2 did not finish");
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
+    // Rank 0 alone wrote the run; its log confirms both ranks ended with the same weights.
+    QVERIFY(QFile::exists(dir.path() + "/ddp/results.csv"));
+    QVERIFY(QFile::exists(dir.path() + "/ddp/weights/last.safetensors"));
+    QVERIFY(!QFile::exists(dir.path() + "/ddp2"));
+    QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out + err));
+    QVERIFY2(out.contains("rank 0 of 2 (gloo"), qPrintable(out));
+  }
+
+  void killedRankIsNamedAndTheOtherExits() {
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const std::string data = makeShapes(dir.path(), 16, 4);
+    const int port = ywb::pickFreePort();
+    std::vector<std::unique_ptr<QProcess>> ranks;
+    for (int r = 0; r < 2; ++r) {
+      auto p = std::make_unique<QProcess>();
+      p->setProcessEnvironment(rankEnv(r, 2, port));
+      p->start(YW_CLI_PATH, {"train", QString::fromStdString("data=" + data), "imgsz=64", "batch=2",
+                             "epochs=50", "workers=0", "amp=false", "device=cpu", "project=" + dir.path(),
+                             "name=kill", "dist_timeout=60", "--json"});
+      QVERIFY(p->waitForStarted());
+      ranks.push_back(std::move(p));
+    }
+    // Wait until rank 0 reports training steps, then kill rank 1 the hard way.
+    QString out0;
+    QElapsedTimer t;
+    t.start();
+    while (!out0.contains("\"step\"") && t.elapsed() < 240000) {
+      ranks[0]->waitForReadyRead(1000);
+      out0 += QString::fromUtf8(ranks[0]->readAllStandardOutput());
+      QVERIFY2(ranks[0]->state() == QProcess::Running, qPrintable(out0 + ranks[0]->readAllStandardError()));
+    }
+    QVERIFY2(out0.contains("\"step\""), qPrintable(out0));
+    ::kill(pid_t(ranks[1]->processId()), SIGKILL);
+    QElapsedTimer since_kill;
+    since_kill.start();
+    QVERIFY(ranks[1]->waitForFinished(10000));
+    // The survivor must stop by itself well within dist_timeout (60 s), non-zero, naming rank 1 and a phase.
+    QVERIFY2(ranks[0]->waitForFinished(90000), "rank 0 did not exit after rank 1 was killed");
+    const QString err0 = QString::fromUtf8(ranks[0]->readAllStandardError());
+    QVERIFY2(ranks[0]->exitCode() != 0, qPrintable(err0));
+    QVERIFY2(err0.contains("rank 1"), qPrintable(err0));
+    QVERIFY2(err0.contains("during"), qPrintable(err0));
+    QVERIFY2(since_kill.elapsed() < 60000, qPrintable(QString::number(since_kill.elapsed())));
+    qInfo("rank 0 stopped %lld ms after rank 1 was killed: %s", since_kill.elapsed(),
+          qPrintable(err0.trimmed()));
+  }
+
+ private:
+  static at::Tensor makeNetFlat(uint64_t seed) {
+    torch::nn::Sequential net = makeNet(seed);
+    std::vector<at::Tensor> flat;
+    for (auto& p : net->parameters()) flat.push_back(p.detach().reshape({-1}));
+    return at::cat(flat);
+  }
+};
+
+int main(int argc, char** argv) {
+  if (const char* w = std::getenv("YWB_DIST_TEST_WORKER"); w && std::string(w) == "grad") {
+    try {
+      return gradWorker();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "worker failed: %s\n", e.what());
+      return 1;
+    }
+  }
+  QCoreApplication app(argc, argv);
+  TestDist t;
+  return QTest::qExec(&t, argc, argv);
+}
+
+#include "test_dist.moc"

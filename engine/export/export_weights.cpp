@@ -1,0 +1,262 @@
+// exportWeights(): the engine side of `ywb export` and the GUI's Export dialog.
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/threads.h"
+#include "export/onnx_serializer.h"
+#include "export/onnx_verifier.h"
+#include "export/weights_export.h"
+#include "export/yolo_onnx_builder.h"
+#include "train/model_loader.h"
+#include "ywb/export.h"
+#include "ywb/version.h"
+#include "ywb/weights.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string pythonNames(const std::vector<std::string>& names) {
+  // Ultralytics stores names as a Python dict literal in ONNX metadata ({0: 'person', ...}).
+  std::string s = "{";
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string n;
+    for (char c : names[i]) n += (c == '\'' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    s += (i ? ", " : "") + std::to_string(i) + ": '" + n + "'";
+  }
+  return s + "}";
+}
+
+std::string outputPath(const ExportOptions& o, const std::string& suffix) {
+  const fs::path src(o.weights);
+  const fs::path dir = o.out_dir.empty() ? src.parent_path() : fs::path(o.out_dir);
+  const std::string stem = o.name.empty() ? src.stem().string() : o.name;
+  const fs::path out = dir / (stem + suffix);
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(out, src, ec))
+    fail("export would overwrite its input ", out.string(), ": choose name= or out_dir=");
+  return out.string();
+}
+
+void writeReportFile(ExportReport report, const ExportedFile& f) {
+  report.files = {f};
+  writeFileAtomic(f.report_path, formatExportReport(report));
+}
+
+ExportedFile exportSafetensors(const ExportOptions& o, LoadedModel& lm, const WeightsInfo& src) {
+  const auto t0 = Clock::now();
+  ExportedFile f;
+  f.format = "safetensors";
+  f.path = outputPath(o, o.half ? ".weights-fp16.safetensors" : ".weights.safetensors");
+  const NamedTensors tensors = export_detail::exportTensors(lm.model, o.half);
+  const auto meta = export_detail::weightsMetadata(src.metadata, lm.model, lm.names, lm.imgsz, o.weights);
+  writeSafetensors(f.path, tensors, meta);
+  f.size = fs::file_size(f.path);
+  for (const auto& [name, t] : tensors)
+    if (t.is_floating_point()) f.parameters += t.numel();
+  f.detail = std::string(o.half ? "fp16" : "fp32") + ", " + std::to_string(tensors.size()) +
+             " tensors (Ultralytics keys), metadata " + kWeightsFormat;
+  if (o.verify) f.verification = export_detail::verifySafetensors(f.path, tensors);
+  f.report_path = f.path + ".report.txt";
+  f.seconds = since(t0);
+  return f;
+}
+
+ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
+  const auto t0 = Clock::now();
+  ExportedFile f;
+  f.format = "onnx";
+  f.path = outputPath(o, ".onnx");
+  // The exported graph comes from a fused copy; the reference for the comparison stays unfused, so the
+  // check covers the BatchNorm folding too.
+  LoadedModel fused = loadModelWeights(o.weights, at::Device(at::kCPU));
+  fused.model->fuse();
+  onnx_export::YoloOnnxOptions yo;
+  yo.batch = o.batch;
+  yo.height = yo.width = imgsz;
+  yo.dynamic = o.dynamic;
+  yo.opset = o.opset;
+  yo.metadata = {{"description", "YOLO Workbench " + std::string(lm.model->scale().empty() ? "" : "yolov8") +
+                                     lm.model->scale() + " detection model"},
+                 {"author", "YOLO Workbench"},
+                 {"version", kVersion},
+                 {"task", "detect"},
+                 {"stride", std::to_string(lm.model->strides().back())},
+                 {"batch", std::to_string(o.batch)},
+                 {"imgsz", "[" + std::to_string(imgsz) + ", " + std::to_string(imgsz) + "]"},
+                 {"names", pythonNames(lm.names)},
+                 {"source", o.weights}};
+  const onnx_export::OnnxGraph g = onnx_export::buildYoloOnnx(fused.model, yo);
+  const std::string bytes = onnx_export::serializeOnnx(g);
+  onnx_export::checkOnnx(bytes);
+  writeFileAtomic(f.path, bytes);
+  f.size = fs::file_size(f.path);
+  f.parameters = g.parameterCount();
+  f.detail = "opset " + std::to_string(o.opset) + ", " + std::to_string(g.nodes.size()) +
+             " nodes, fused Conv+BN, fp32" + (o.half ? " (half applies to safetensors only)" : "") +
+             (o.dynamic ? ", dynamic batch/height/width" : ", static shapes") + "; ONNX checker passed";
+  for (const auto& v : g.inputs) f.inputs.push_back({v.name, "float32", v.dims, v.params});
+  for (const auto& v : g.outputs) f.outputs.push_back({v.name, "float32", v.dims, v.params});
+  if (o.verify) {
+    std::vector<std::string> used;
+    const auto inputs =
+        onnx_export::verificationInputs(o.verify_source, std::max(1, o.verify_images), imgsz, imgsz, &used);
+    f.verification = onnx_export::compareOnnxWithTorch(f.path, lm.model, inputs);
+    const std::string what = o.verify_source.empty() ? "a synthetic image"
+                                                     : std::to_string(used.size()) +
+                                                           " letterboxed image(s) from " + o.verify_source;
+    f.verification.method =
+        "ONNX checker + " +
+        (f.verification.method.empty() ? std::string("(no second runtime)") : f.verification.method) +
+        " (unfused) on " + what;
+  }
+  f.report_path = f.path + ".report.txt";
+  f.seconds = since(t0);
+  return f;
+}
+
+std::string shapeText(const ExportTensorSpec& t) {
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    const bool sym = t.shape[i] < 0;
+    s += (i ? ", " : "") +
+         (sym ? (i < t.dim_names.size() ? t.dim_names[i] : "?") : std::to_string(t.shape[i]));
+  }
+  return s + "]";
+}
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+}  // namespace
+
+bool ExportReport::allVerified() const {
+  for (const auto& f : files)
+    if (!f.verification.ran || !f.verification.passed) return false;
+  return !files.empty();
+}
+
+bool onnxExportAvailable() {
+  return onnx_export::onnxAvailable();
+}
+
+bool onnxVerificationAvailable() {
+  return !onnx_export::openCvDnnVersion().empty();
+}
+
+ExportReport exportWeights(const ExportOptions& o) {
+  return guarded("export", [&] {
+    if (o.weights.empty()) fail("export needs weights=FILE (a checkpoint or weights .safetensors)");
+    if (!fs::is_regular_file(o.weights)) fail("weights=", o.weights, ": no such file");
+    if (o.formats.empty()) fail("export needs at least one format (safetensors, onnx)");
+    bool want_st = false, want_onnx = false;
+    for (const auto& f : o.formats) {
+      if (f == "safetensors")
+        want_st = true;
+      else if (f == "onnx")
+        want_onnx = true;
+      else
+        fail("format=", f, ": unknown; supported: safetensors, onnx");
+    }
+    if (want_onnx && !onnx_export::onnxAvailable()) onnx_export::serializeOnnx({});  // throws the clear error
+    if (o.opset < 12 || o.opset > 13) fail("opset=", o.opset, ": supported opsets are 12 and 13");
+    if (o.batch < 1) fail("batch=", o.batch, ": must be >= 1");
+    configureTorchThreads(0);
+    const WeightsInfo src = inspectWeights(o.weights);
+    LoadedModel lm = loadModelWeights(o.weights, at::Device(at::kCPU));
+    ExportReport r;
+    r.source = o.weights;
+    r.kind = lm.kind;
+    r.model = lm.model->scale().empty() ? lm.model->spec().name : "yolov8" + lm.model->scale();
+    r.names = lm.names;
+    const int64_t smax = lm.model->strides().back();
+    const int64_t want = o.imgsz > 0 ? o.imgsz : lm.imgsz;
+    r.imgsz =
+        int(((want + smax - 1) / smax) * smax);  // like Ultralytics' check_imgsz: round up to the stride
+    if (want_st) r.files.push_back(exportSafetensors(o, lm, src));
+    if (want_onnx) r.files.push_back(exportOnnx(o, lm, r.imgsz));
+    for (const auto& f : r.files) writeReportFile(r, f);
+    return r;
+  });
+}
+
+std::string formatExportReport(const ExportReport& r) {
+  std::string s = "Export of " + r.source + " (" + r.kind + ", " + r.model + ", " +
+                  std::to_string(r.names.size()) + " classes, imgsz " + std::to_string(r.imgsz) + ")\n";
+  for (const auto& f : r.files) {
+    s += "  " + f.format + ": " + f.path + " (" + std::to_string(f.size) + " bytes, " +
+         std::to_string(f.parameters) + " values, " + num(f.seconds) + " s)\n";
+    s += "    " + f.detail + "\n";
+    for (const auto& t : f.inputs) s += "    input  " + t.name + " " + t.dtype + " " + shapeText(t) + "\n";
+    for (const auto& t : f.outputs) s += "    output " + t.name + " " + t.dtype + " " + shapeText(t) + "\n";
+    const auto& v = f.verification;
+    if (!v.ran) {
+      s += "    verification: not run" + (v.note.empty() ? std::string() : " (" + v.note + ")") + "\n";
+      continue;
+    }
+    s += std::string("    verification: ") + (v.passed ? "PASSED" : "FAILED") + " - " + v.method + "\n";
+    if (f.format == "onnx") {
+      s += "      max |diff| boxes " + num(v.max_abs_diff_boxes) + " px (box scale " + num(v.box_scale) +
+           "), scores " + num(v.max_abs_diff_scores) + " over " + std::to_string(v.images) + " image(s)\n";
+    }
+    s += "      criterion: " + v.criterion + "\n";
+    if (!v.note.empty()) s += "      note: " + v.note + "\n";
+  }
+  return s;
+}
+
+std::string exportReportJson(const ExportReport& r) {
+  nlohmann::json j;
+  j["source"] = r.source;
+  j["kind"] = r.kind;
+  j["model"] = r.model;
+  j["names"] = r.names;
+  j["imgsz"] = r.imgsz;
+  j["all_verified"] = r.allVerified();
+  j["files"] = nlohmann::json::array();
+  auto tensors = [](const std::vector<ExportTensorSpec>& ts) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& t : ts)
+      a.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"dim_names", t.dim_names}});
+    return a;
+  };
+  for (const auto& f : r.files) {
+    const auto& v = f.verification;
+    j["files"].push_back({{"format", f.format},
+                          {"path", f.path},
+                          {"report", f.report_path},
+                          {"size", f.size},
+                          {"parameters", f.parameters},
+                          {"detail", f.detail},
+                          {"seconds", f.seconds},
+                          {"inputs", tensors(f.inputs)},
+                          {"outputs", tensors(f.outputs)},
+                          {"verification",
+                           {{"ran", v.ran},
+                            {"passed", v.passed},
+                            {"method", v.method},
+                            {"images", v.images},
+                            {"max_abs_diff_boxes", v.max_abs_diff_boxes},
+                            {"max_abs_diff_scores", v.max_abs_diff_scores},
+                            {"box_scale", v.box_scale},
+                            {"tolerance", v.tolerance},
+                            {"criterion", v.criterion},
+                            {"note", v.note}}}});
+  }
+  return j.dump(2);
+}
+
+}  // namespace ywb

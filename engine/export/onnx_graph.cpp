@@ -1,0 +1,108 @@
+#include "export/onnx_graph.h"
+
+#include "core/error.h"
+
+namespace ywb::onnx_export {
+
+std::string OnnxGraph::unique(const std::string& base) {
+  const int n = used_[base]++;
+  return n == 0 ? base : base + "_" + std::to_string(n);
+}
+
+std::string OnnxGraph::constant(const std::string& prefix, std::vector<int64_t> dims,
+                                std::vector<float> values) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count != int64_t(values.size()))
+    fail("ONNX constant '", prefix, "': ", values.size(), " values for ", count, " elements");
+  OnnxInitializer init;
+  init.name = unique(prefix);
+  init.dims = std::move(dims);
+  init.floats = std::move(values);
+  initializers.push_back(std::move(init));
+  return initializers.back().name;
+}
+
+std::string OnnxGraph::constantInt64(const std::string& prefix, std::vector<int64_t> dims,
+                                     std::vector<int64_t> values) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count != int64_t(values.size()))
+    fail("ONNX constant '", prefix, "': ", values.size(), " values for ", count, " elements");
+  OnnxInitializer init;
+  init.name = unique(prefix);
+  init.dims = std::move(dims);
+  init.ints = std::move(values);
+  init.is_int64 = true;
+  initializers.push_back(std::move(init));
+  return initializers.back().name;
+}
+
+std::vector<std::string> OnnxGraph::add(const std::string& op_type, const std::string& node_name,
+                                        std::vector<std::string> in, std::vector<OnnxAttribute> attributes,
+                                        int n_out) {
+  OnnxNode node;
+  node.op = op_type;
+  node.name = unique(node_name);
+  node.inputs = std::move(in);
+  node.attributes = std::move(attributes);
+  for (int i = 0; i < n_out; ++i)
+    node.outputs.push_back(n_out == 1 ? node.name + "_out" : node.name + "_out" + std::to_string(i));
+  nodes.push_back(std::move(node));
+  return nodes.back().outputs;
+}
+
+std::string OnnxGraph::op(const std::string& op_type, const std::string& node_name,
+                          std::vector<std::string> in, std::vector<OnnxAttribute> attributes) {
+  return add(op_type, node_name, std::move(in), std::move(attributes), 1)[0];
+}
+
+void OnnxGraph::renameOutput(const std::string& value, const std::string& new_name) {
+  for (auto& n : nodes) {
+    for (auto& o : n.outputs)
+      if (o == value) o = new_name;
+    for (auto& i : n.inputs)
+      if (i == value) i = new_name;
+  }
+}
+
+int64_t OnnxGraph::parameterCount() const {
+  int64_t n = 0;
+  for (const auto& i : initializers)
+    if (!i.is_int64) n += int64_t(i.floats.size());
+  return n;
+}
+
+OnnxAttribute OnnxGraph::attrInt(const std::string& name, int64_t v) {
+  OnnxAttribute a;
+  a.name = name;
+  a.kind = OnnxAttribute::Kind::Int;
+  a.i = v;
+  return a;
+}
+
+OnnxAttribute OnnxGraph::attrInts(const std::string& name, std::vector<int64_t> v) {
+  OnnxAttribute a;
+  a.name = name;
+  a.kind = OnnxAttribute::Kind::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+OnnxAttribute OnnxGraph::attrFloat(const std::string& name, float v) {
+  OnnxAttribute a;
+  a.name = name;
+  a.kind = OnnxAttribute::Kind::Float;
+  a.f = v;
+  return a;
+}
+
+OnnxAttribute OnnxGraph::attrStr(const std::string& name, const std::string& v) {
+  OnnxAttribute a;
+  a.name = name;
+  a.kind = OnnxAttribute::Kind::String;
+  a.s = v;
+  return a;
+}
+
+}  // namespace ywb::onnx_export

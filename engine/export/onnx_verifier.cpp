@@ -1,0 +1,162 @@
+#include "export/onnx_verifier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <opencv2/imgproc.hpp>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "data/image_io.h"
+#include "data/image_list.h"
+#include "data/letterbox.h"
+
+#ifdef YW_HAVE_OPENCV_DNN
+#include <opencv2/core/version.hpp>
+#include <opencv2/dnn.hpp>
+#endif
+
+namespace fs = std::filesystem;
+
+namespace ywb::onnx_export {
+namespace {
+
+// BGR uint8 HxWx3 -> RGB float [1,3,H,W] in [0,1], as Ultralytics' preprocessing does.
+at::Tensor toInput(const cv::Mat& bgr) {
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  const at::Tensor hwc = at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte);
+  return hwc.permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0).contiguous();
+}
+
+cv::Mat syntheticImage(int64_t h, int64_t w) {
+  // Smooth gradients plus noise and a few rectangles: activations of every sign and size, reproducible.
+  Rng rng(mixSeed(0x6578706f7274ULL, uint64_t(h), uint64_t(w)));
+  cv::Mat img(int(h), int(w), CV_8UC3);
+  for (int y = 0; y < img.rows; ++y) {
+    for (int x = 0; x < img.cols; ++x) {
+      auto* px = img.ptr<uint8_t>(y) + 3 * x;
+      px[0] = uint8_t((x * 255) / std::max(1, img.cols - 1));
+      px[1] = uint8_t((y * 255) / std::max(1, img.rows - 1));
+      px[2] = uint8_t(rng.uniformInt(0, 255));
+    }
+  }
+  for (int i = 0; i < 6; ++i) {
+    const int x = int(rng.uniformInt(0, img.cols - 1)), y = int(rng.uniformInt(0, img.rows - 1));
+    cv::rectangle(img, cv::Rect(x, y, img.cols / 5, img.rows / 6),
+                  cv::Scalar(double(rng.uniformInt(0, 255)), double(rng.uniformInt(0, 255)),
+                             double(rng.uniformInt(0, 255))),
+                  -1);
+  }
+  return img;
+}
+
+}  // namespace
+
+std::string openCvDnnVersion() {
+#ifdef YW_HAVE_OPENCV_DNN
+  return CV_VERSION;
+#else
+  return "";
+#endif
+}
+
+std::vector<at::Tensor> verificationInputs(const std::string& source, int count, int64_t h, int64_t w,
+                                           std::vector<std::string>* used) {
+  std::vector<at::Tensor> out;
+  if (source.empty()) {
+    out.push_back(toInput(syntheticImage(h, w)));
+    if (used) used->push_back("synthetic");
+    return out;
+  }
+  std::vector<std::string> paths;
+  if (fs::is_directory(source)) {
+    for (const auto& e : fs::recursive_directory_iterator(source))
+      if (e.is_regular_file() && isImageFile(e.path().string())) paths.push_back(e.path().string());
+    std::sort(paths.begin(), paths.end());
+  } else if (fs::is_regular_file(source)) {
+    paths.push_back(source);
+  } else {
+    fail("verification images '", source, "': no such image or folder");
+  }
+  for (const auto& p : paths) {
+    if (int(out.size()) >= count) break;
+    try {
+      const cv::Mat img = loadImage(p, int(std::max(h, w)), /*fast=*/false);
+      const cv::Mat lb = letterbox(img, cv::Size(int(w), int(h)), false, true, 32, nullptr);
+      out.push_back(toInput(lb));
+      if (used) used->push_back(p);
+    } catch (const Error&) {
+      // Unreadable images are skipped; the report names the images actually used.
+    }
+  }
+  if (out.empty()) fail("verification images '", source, "': no readable image");
+  return out;
+}
+
+ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::DetectionModel& model,
+                                        const std::vector<at::Tensor>& inputs, double tol) {
+  ExportVerification v;
+  v.tolerance = tol;
+  v.criterion = "max |boxes(OpenCV) - boxes(LibTorch)| <= " + std::to_string(tol) +
+                " x max(1, max |box|) and max |scores diff| <= " + std::to_string(tol);
+#ifndef YW_HAVE_OPENCV_DNN
+  (void)onnx_path;
+  (void)model;
+  (void)inputs;
+  v.note = "OpenCV DNN is not in this build: only the ONNX checker ran";
+  return v;
+#else
+  v.method = "OpenCV DNN " + std::string(CV_VERSION) + " vs LibTorch";
+  cv::dnn::Net net;
+  try {
+    net = cv::dnn::readNetFromONNX(onnx_path);
+    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+  } catch (const cv::Exception& e) {
+    v.note = std::string("OpenCV DNN could not load the graph: ") + e.what();
+    return v;
+  }
+  torch::NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  const at::Device device = model->parameters().front().device();
+  for (const at::Tensor& x : inputs) {
+    const at::Tensor ref = model->predict(x.to(device)).to(at::kCPU, at::kFloat).contiguous();
+    const at::Tensor xc = x.to(at::kCPU, at::kFloat).contiguous();
+    const int sizes[4] = {int(xc.size(0)), int(xc.size(1)), int(xc.size(2)), int(xc.size(3))};
+    const cv::Mat blob(4, sizes, CV_32F, const_cast<float*>(xc.data_ptr<float>()));
+    cv::Mat out;
+    try {
+      net.setInput(blob, "images");
+      out = net.forward("output0");
+    } catch (const cv::Exception& e) {
+      v.note = std::string("OpenCV DNN failed to run the graph: ") + e.what();
+      model->train(was_training);
+      return v;
+    }
+    if (out.total() != size_t(ref.numel())) {
+      v.note = "OpenCV DNN output has " + std::to_string(out.total()) + " values, LibTorch " +
+               std::to_string(ref.numel());
+      model->train(was_training);
+      return v;
+    }
+    const at::Tensor got = at::from_blob(out.ptr<float>(), ref.sizes(), at::kFloat).clone();
+    const at::Tensor diff = (got - ref).abs();
+    v.max_abs_diff_boxes = std::max(v.max_abs_diff_boxes, diff.narrow(1, 0, 4).max().item<double>());
+    v.max_abs_diff_scores =
+        std::max(v.max_abs_diff_scores, diff.narrow(1, 4, ref.size(1) - 4).max().item<double>());
+    v.box_scale = std::max(v.box_scale, ref.narrow(1, 0, 4).abs().max().item<double>());
+    if (!std::isfinite(got.sum().item<double>())) v.note = "OpenCV DNN output has NaN/Inf";
+    ++v.images;
+  }
+  model->train(was_training);
+  v.ran = true;
+  v.passed = v.note.empty() && v.max_abs_diff_boxes <= tol * std::max(1.0, v.box_scale) &&
+             v.max_abs_diff_scores <= tol;
+  if (!v.passed && v.note.empty()) v.note = "outputs differ beyond the tolerance";
+  return v;
+#endif
+}
+
+}  // namespace ywb::onnx_export

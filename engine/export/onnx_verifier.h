@@ -1,0 +1,29 @@
+// Cross-checks an exported ONNX file against LibTorch: loads it with OpenCV's DNN module (a second,
+// independent runtime) and compares its output with DetectionModel::predict() on the same inputs.
+// Thread rules: free functions; the model must not be used by another thread meanwhile.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+#include "model/detection_model.h"
+#include "ywb/export.h"
+
+namespace ywb::onnx_export {
+
+/// Whether OpenCV DNN is compiled in (YW_HAVE_OPENCV_DNN) and its version ("4.6.0"), or "".
+std::string openCvDnnVersion();
+
+/// Letterboxed (Ultralytics LetterBox, pad 114, no auto) RGB inputs [1,3,h,w] in [0,1] from up to `count`
+/// images of `source` (an image or a folder, sorted); a deterministic synthetic image when source is "".
+/// Unreadable images are skipped; `used` receives the paths used.
+std::vector<at::Tensor> verificationInputs(const std::string& source, int count, int64_t h, int64_t w,
+                                           std::vector<std::string>* used);
+
+/// Runs the ONNX file with OpenCV DNN and `model` (any mode; evaluated with no grad) on each input and
+/// fills the comparison. Criterion: max |boxes diff| <= tol * max(1, max |box|) and max |scores diff| <= tol.
+ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::DetectionModel& model,
+                                        const std::vector<at::Tensor>& inputs, double tol = 1e-4);
+
+}  // namespace ywb::onnx_export

@@ -1,0 +1,275 @@
+#include "export/yolo_onnx_builder.h"
+
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/upsampling.h>
+
+#include "core/error.h"
+#include "model/box_decode.h"
+#include "model/c2f.h"
+#include "model/concat.h"
+#include "model/sppf.h"
+
+namespace ywb::onnx_export {
+namespace {
+
+using G = OnnxGraph;
+
+std::vector<int64_t> dimsOf(const at::Tensor& t) {
+  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+}
+
+std::vector<float> floatsOf(const at::Tensor& t) {
+  const at::Tensor c = t.detach().to(at::kCPU, at::kFloat).contiguous();
+  const float* p = c.data_ptr<float>();
+  return std::vector<float>(p, p + c.numel());
+}
+
+class Walker {
+ public:
+  Walker(OnnxGraph& g, const YoloOnnxOptions& o) : g_(g), o_(o) {}
+
+  std::string conv2d(const std::string& name, torch::nn::Conv2dImpl& c, const std::string& x) {
+    const auto& opt = c.options;
+    auto vec = [](const auto& ea) { return std::vector<int64_t>((*ea).begin(), (*ea).end()); };
+    const std::vector<int64_t> k = vec(opt.kernel_size()), s = vec(opt.stride());
+    // Every convolution the model builds pads k/2 ("same" for odd k; 0 for the 1x1 head and DFL convs).
+    // Reading opt.padding() would need c10::variant (LibTorch 1.13) vs std::variant (2.x) handling.
+    const std::vector<int64_t> p{k[0] / 2, k[1] / 2};
+    std::vector<std::string> in{x, g_.constant(name + ".weight", dimsOf(c.weight), floatsOf(c.weight))};
+    if (c.bias.defined()) in.push_back(g_.constant(name + ".bias", dimsOf(c.bias), floatsOf(c.bias)));
+    return g_.op("Conv", name, in,
+                 {G::attrInts("kernel_shape", k), G::attrInts("strides", s),
+                  G::attrInts("pads", {p[0], p[1], p[0], p[1]}),
+                  G::attrInts("dilations", vec(opt.dilation())), G::attrInt("group", opt.groups())});
+  }
+
+  // Split along axis 1: the sizes are an attribute up to opset 12 and an int64 input from opset 13 on.
+  std::vector<std::string> split(const std::string& name, const std::string& x, std::vector<int64_t> sizes) {
+    const int n = int(sizes.size());
+    if (o_.opset >= 13) {
+      const std::string s = g_.constantInt64(name + ".sizes", {int64_t(n)}, std::move(sizes));
+      return g_.add("Split", name, {x, s}, {G::attrInt("axis", 1)}, n);
+    }
+    return g_.add("Split", name, {x}, {G::attrInt("axis", 1), G::attrInts("split", std::move(sizes))}, n);
+  }
+
+  // SiLU as Sigmoid + Mul: both are in every opset and runtime (OpenCV 4.6 has no SiLU op).
+  std::string silu(const std::string& name, const std::string& x) {
+    return g_.op("Mul", name + ".act", {x, g_.op("Sigmoid", name + ".sigmoid", {x})});
+  }
+
+  std::string conv(const std::string& name, model::ConvImpl& c, const std::string& x) {
+    if (!c.fused()) fail("ONNX export: ", name, " is not fused (call DetectionModel::fuse() first)");
+    const std::string y = conv2d(name + ".conv", *c.conv, x);
+    return c.options.act() ? silu(name, y) : y;
+  }
+
+  std::string c2f(const std::string& name, model::C2fImpl& m, const std::string& x) {
+    const std::string a = conv(name + ".cv1", *m.cv1, x);
+    const int64_t half = m.cv1->options.c2() / 2;
+    std::vector<std::string> y = split(name + ".split", a, {half, half});
+    for (size_t i = 0; i < m.blocks.size(); ++i) {
+      auto& b = *m.blocks[i];
+      const std::string bn = name + ".m." + std::to_string(i);
+      const std::string in = y.back();
+      std::string out = conv(bn + ".cv2", *b.cv2, conv(bn + ".cv1", *b.cv1, in));
+      if (b.options.shortcut() && b.options.c1() == b.options.c2())
+        out = g_.op("Add", bn + ".add", {in, out});
+      y.push_back(out);
+    }
+    return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+  }
+
+  std::string sppf(const std::string& name, model::SPPFImpl& m, const std::string& x) {
+    const int64_t k = m.options.k();
+    std::vector<std::string> y{conv(name + ".cv1", *m.cv1, x)};
+    for (int i = 0; i < 3; ++i) {
+      y.push_back(g_.op("MaxPool", name + ".pool", {y.back()},
+                        {G::attrInts("kernel_shape", {k, k}), G::attrInts("strides", {1, 1}),
+                         G::attrInts("pads", {k / 2, k / 2, k / 2, k / 2})}));
+    }
+    return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+  }
+
+  // Nearest upsampling by an integer factor: Resize (opset 11+) with constant scales and an omitted roi;
+  // asymmetric + floor is exactly torch's 'nearest' (source index = floor(dst / factor)).
+  std::string upsample(const std::string& name, torch::nn::UpsampleImpl& m, const std::string& x) {
+    const auto& sf = m.options.scale_factor();
+    if (!sf || sf->size() != 2) fail("ONNX export: ", name, " needs a 2-D scale factor");
+    const std::string scales =
+        g_.constant(name + ".scales", {4}, {1.f, 1.f, float((*sf)[0]), float((*sf)[1])});
+    const std::string roi = g_.constant(name + ".roi", {0}, {});
+    return g_.op("Resize", name, {x, roi, scales},
+                 {G::attrStr("mode", "nearest"), G::attrStr("coordinate_transformation_mode", "asymmetric"),
+                  G::attrStr("nearest_mode", "floor")});
+  }
+
+  std::string branch(const std::string& name, torch::nn::Module& list, size_t level, const std::string& x) {
+    auto seq = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(list.children().at(level));
+    if (!seq || seq->size() != 3) fail("ONNX export: ", name, " is not a 3-stage head branch");
+    auto a = std::dynamic_pointer_cast<model::ConvImpl>(seq->ptr(0));
+    auto b = std::dynamic_pointer_cast<model::ConvImpl>(seq->ptr(1));
+    auto c = std::dynamic_pointer_cast<torch::nn::Conv2dImpl>(seq->ptr(2));
+    if (!a || !b || !c) fail("ONNX export: ", name, " has unexpected modules");
+    const std::string p = name + "." + std::to_string(level);
+    return conv2d(p + ".2", *c, conv(p + ".1", *b, conv(p + ".0", *a, x)));
+  }
+
+  // Anchor centres [N|1, 2, A] and strides [N|1, 4|1, A] for the levels' maps.
+  std::pair<std::string, std::string> anchors(const std::string& name, const std::vector<std::string>& maps,
+                                              const std::vector<int64_t>& strides) {
+    if (!o_.dynamic) {
+      std::vector<float> ax, ay, st;
+      for (int64_t s : strides) {
+        const int64_t h = o_.height / s, w = o_.width / s;
+        for (int64_t y = 0; y < h; ++y) {
+          for (int64_t x = 0; x < w; ++x) {
+            ax.push_back(float(x) + 0.5f);
+            ay.push_back(float(y) + 0.5f);
+            st.push_back(float(s));
+          }
+        }
+      }
+      const int64_t a = int64_t(ax.size());
+      ax.insert(ax.end(), ay.begin(), ay.end());
+      // The stride tensor is stored expanded to [1,4,A]: OpenCV 4.6 rejects the [1,1,A] broadcast.
+      std::vector<float> st4;
+      for (int r = 0; r < 4; ++r) st4.insert(st4.end(), st.begin(), st.end());
+      return {g_.constant(name + ".anchors", {1, 2, a}, ax), g_.constant(name + ".strides", {1, 4, a}, st4)};
+    }
+    // Dynamic: ones shaped like one channel of each map, cumulative sums along x and y give i + 1.
+    std::vector<std::string> grids, strs;
+    const std::string zero = g_.constant(name + ".zero", {1}, {0.f});
+    const std::string one = g_.constant(name + ".one", {1}, {1.f});
+    const std::string half = g_.constant(name + ".half", {1}, {0.5f});
+    const std::string s0 = g_.constantInt64(name + ".starts", {1}, {0});
+    const std::string e1 = g_.constantInt64(name + ".ends", {1}, {1});
+    const std::string ax1 = g_.constantInt64(name + ".axes", {1}, {1});
+    const std::string axis_x = g_.constantInt64(name + ".axis_x", {}, {3});
+    const std::string axis_y = g_.constantInt64(name + ".axis_y", {}, {2});
+    const std::string shape2 = g_.constantInt64(name + ".shape2", {3}, {0, 2, -1});
+    const std::string shape1 = g_.constantInt64(name + ".shape1", {3}, {0, 1, -1});
+    for (size_t i = 0; i < maps.size(); ++i) {
+      const std::string lv = name + ".grid" + std::to_string(i);
+      const std::string c0 = g_.op("Slice", lv + ".slice", {maps[i], s0, e1, ax1});
+      const std::string ones = g_.op("Add", lv + ".ones", {g_.op("Mul", lv + ".zeros", {c0, zero}), one});
+      const std::string xs = g_.op("Sub", lv + ".x", {g_.op("CumSum", lv + ".cumx", {ones, axis_x}), half});
+      const std::string ys = g_.op("Sub", lv + ".y", {g_.op("CumSum", lv + ".cumy", {ones, axis_y}), half});
+      const std::string xy = g_.op("Concat", lv + ".xy", {xs, ys}, {G::attrInt("axis", 1)});
+      grids.push_back(g_.op("Reshape", lv + ".flat", {xy, shape2}));
+      const std::string sv = g_.constant(lv + ".stride", {1}, {float(strides[i])});
+      strs.push_back(g_.op("Reshape", lv + ".sflat", {g_.op("Mul", lv + ".s", {ones, sv}), shape1}));
+    }
+    return {g_.op("Concat", name + ".anchors", grids, {G::attrInt("axis", 2)}),
+            g_.op("Concat", name + ".strides", strs, {G::attrInt("axis", 2)})};
+  }
+
+  std::string detect(const std::string& name, model::DetectImpl& d, const std::vector<std::string>& xs) {
+    torch::nn::Module *cv2 = nullptr, *cv3 = nullptr;
+    for (const auto& kv : d.named_children()) {
+      if (kv.key() == "cv2") cv2 = kv.value().get();
+      if (kv.key() == "cv3") cv3 = kv.value().get();
+    }
+    if (!cv2 || !cv3) fail("ONNX export: ", name, " lacks cv2/cv3");
+    const int64_t nc = d.options.nc(), reg = model::kRegMax, no = 4 * reg + nc;
+    const std::string flat_shape = g_.constantInt64(name + ".flat_shape", {3}, {0, no, -1});
+    std::vector<std::string> maps, flats;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const std::string box = branch(name + ".cv2", *cv2, i, xs[i]);
+      const std::string cls = branch(name + ".cv3", *cv3, i, xs[i]);
+      maps.push_back(
+          g_.op("Concat", name + ".level" + std::to_string(i), {box, cls}, {G::attrInt("axis", 1)}));
+      flats.push_back(g_.op("Reshape", name + ".flat" + std::to_string(i), {maps.back(), flat_shape}));
+    }
+    const std::string all = g_.op("Concat", name + ".cat", flats, {G::attrInt("axis", 2)});  // [N, no, A]
+    const auto parts = split(name + ".split", all, {4 * reg, nc});
+    // DFL: [N,64,A] -> [N,4,16,A] -> [N,4,A,16], softmax over the last axis (the same in opset < 13's
+    // 2-D coercion and in 13+), -> [N,16,4,A], 1x1 conv with the fixed weights 0..15 -> [N,1,4,A] -> [N,4,A].
+    const std::string s4 = g_.constantInt64(name + ".dfl.shape4", {4}, {0, 4, reg, -1});
+    const std::string s3 = g_.constantInt64(name + ".dfl.shape3", {3}, {0, 4, -1});
+    std::string t = g_.op("Reshape", name + ".dfl.view", {parts[0], s4});
+    t = g_.op("Transpose", name + ".dfl.bins_last", {t}, {G::attrInts("perm", {0, 1, 3, 2})});
+    t = g_.op("Softmax", name + ".dfl.softmax", {t}, {G::attrInt("axis", 3)});
+    t = g_.op("Transpose", name + ".dfl.bins_first", {t}, {G::attrInts("perm", {0, 3, 1, 2})});
+    t = conv2d(name + ".dfl.conv", *d.dfl->conv, t);
+    const std::string dist = g_.op("Reshape", name + ".dfl.out", {t, s3});  // [N,4,A]: l, t, r, b
+    // dist2bbox in the order DetectionModel::predict computes it: x1y1 = a - lt, x2y2 = a + rb,
+    // xy = (x1y1 + x2y2) / 2, wh = x2y2 - x1y1, then times the stride.
+    const auto [anc, str] = anchors(name, maps, d.options.strides());
+    const auto lt_rb = split(name + ".ltrb", dist, {2, 2});
+    const std::string x1y1 = g_.op("Sub", name + ".x1y1", {anc, lt_rb[0]});
+    const std::string x2y2 = g_.op("Add", name + ".x2y2", {anc, lt_rb[1]});
+    const std::string two = g_.constant(name + ".two", {1}, {2.f});
+    const std::string xy = g_.op("Div", name + ".xy", {g_.op("Add", name + ".sum", {x1y1, x2y2}), two});
+    const std::string wh = g_.op("Sub", name + ".wh", {x2y2, x1y1});
+    const std::string box = g_.op("Concat", name + ".xywh", {xy, wh}, {G::attrInt("axis", 1)});
+    const std::string pix = g_.op("Mul", name + ".pixels", {box, str});
+    const std::string scores = g_.op("Sigmoid", name + ".scores", {parts[1]});
+    return g_.op("Concat", name + ".output", {pix, scores}, {G::attrInt("axis", 1)});
+  }
+
+ private:
+  OnnxGraph& g_;
+  const YoloOnnxOptions& o_;
+};
+
+}  // namespace
+
+int64_t anchorCount(int64_t h, int64_t w, const std::vector<int64_t>& strides) {
+  int64_t a = 0;
+  for (int64_t s : strides) a += (h / s) * (w / s);
+  return a;
+}
+
+OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
+  if (!m->fused()) fail("ONNX export needs the fused model (DetectionModel::fuse())");
+  const auto strides = m->strides();
+  const int64_t smax = strides.back();
+  if (o.height <= 0 || o.width <= 0 || o.height % smax || o.width % smax)
+    fail("ONNX export: image size ", o.height, "x", o.width, " must be a positive multiple of ", smax);
+  if (o.batch < 1) fail("ONNX export: batch must be >= 1");
+  OnnxGraph g;
+  g.name = "ywb_" + (m->scale().empty() ? std::string("model") : "yolov8" + m->scale());
+  g.opset = o.opset;
+  g.metadata = o.metadata;
+  Walker w(g, o);
+  const auto& layers = m->spec().layers;
+  std::vector<std::string> out(layers.size());
+  const std::string input = "images";
+  std::string cur = input;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto& row = layers[i];
+    const std::string name = "model." + std::to_string(i);
+    std::vector<std::string> in;
+    for (int f : row.from) in.push_back(f < 0 ? input : out[size_t(f)]);
+    auto mod = m->layer(int(i));
+    if (auto c = std::dynamic_pointer_cast<model::ConvImpl>(mod)) {
+      cur = w.conv(name, *c, in[0]);
+    } else if (auto c2 = std::dynamic_pointer_cast<model::C2fImpl>(mod)) {
+      cur = w.c2f(name, *c2, in[0]);
+    } else if (auto sp = std::dynamic_pointer_cast<model::SPPFImpl>(mod)) {
+      cur = w.sppf(name, *sp, in[0]);
+    } else if (auto up = std::dynamic_pointer_cast<torch::nn::UpsampleImpl>(mod)) {
+      cur = w.upsample(name, *up, in[0]);
+    } else if (auto cat = std::dynamic_pointer_cast<model::ConcatImpl>(mod)) {
+      cur = g.op("Concat", name, in, {G::attrInt("axis", cat->dim)});
+    } else if (auto d = std::dynamic_pointer_cast<model::DetectImpl>(mod)) {
+      cur = w.detect(name, *d, in);
+    } else {
+      fail("ONNX export: layer ", i, " (", row.module, ") is not supported by the exporter");
+    }
+    out[i] = cur;
+  }
+  g.renameOutput(cur, "output0");
+  const int64_t no = 4 + m->nc();
+  if (o.dynamic) {
+    g.inputs.push_back({input, {-1, 3, -1, -1}, {"batch", "", "height", "width"}});
+    g.outputs.push_back({"output0", {-1, no, -1}, {"batch", "", "anchors"}});
+  } else {
+    g.inputs.push_back({input, {o.batch, 3, o.height, o.width}, {}});
+    g.outputs.push_back({"output0", {o.batch, no, anchorCount(o.height, o.width, strides)}, {}});
+  }
+  return g;
+}
+
+}  // namespace ywb::onnx_export

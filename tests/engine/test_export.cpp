@@ -1,0 +1,349 @@
+// Export of weights: safetensors (EMA state dict, Ultralytics keys, ywb-weights/1 metadata, fp32/fp16) read
+// back by the inference loader, and ONNX graphs of the fused model run by a second runtime (OpenCV DNN) on
+// real letterboxed coco128 images and compared with LibTorch, for yolov8n and yolov8s; bad input.
+// Models have seeded random weights with random BatchNorm statistics, so the Conv+BN folding is exercised.
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "export/onnx_serializer.h"
+#include "io/safetensors.h"
+#include "io/state_dict.h"
+#include "model/detection_model.h"
+#include "train/checkpoint.h"
+#include "train/model_loader.h"
+#include "ywb/error.h"
+#include "ywb/export.h"
+#include "ywb/synth.h"
+#include "ywb/trainer.h"
+#include "ywb/weights.h"
+
+namespace {
+
+const std::string kCoco = std::string(YW_SHARED_DIR) + "/datasets/coco128/images";
+
+// Seeded random weights: convolutions keep LibTorch's (seeded) init; BatchNorms get gamma, beta, running
+// mean and variance away from their identity defaults so that folding them into the convolution matters.
+void randomize(ywb::model::DetectionModel& m, uint64_t seed) {
+  torch::manual_seed(seed);
+  torch::NoGradGuard g;
+  for (auto& [name, t] : ywb::namedStateDict(*m)) {
+    // Class logits around 0 instead of the -10 prior, so scores spread over (0, 1) and their comparison
+    // means something.
+    if (name.find(".cv3.") != std::string::npos && name.find(".2.bias") != std::string::npos) t.normal_(0, 1);
+    if (name.find(".bn.") == std::string::npos) continue;
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0) t.uniform_(0.6, 1.4);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) t.normal_(0, 0.1);
+    if (name.find("running_mean") != std::string::npos) t.normal_(0, 0.1);
+    if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 1.5);
+  }
+}
+
+std::vector<std::string> cocoNames(int nc) {
+  std::vector<std::string> n;
+  for (int i = 0; i < nc; ++i) n.push_back("class" + std::to_string(i));
+  return n;
+}
+
+// The model YAML text of a built-in scale with only that scale left in `scales`. A checkpoint stores the
+// full multi-scale YAML text and loadModelSpec() picks the first scale (n) from text, so a yolov8s
+// checkpoint would not load back (reported to the model owner); this keeps the test about export.
+std::string singleScaleYaml(const std::string& name) {
+  auto m = ywb::model::buildModel(name);
+  YAML::Node root = YAML::Load(m->yaml());
+  YAML::Node only;
+  only[m->scale()] = root["scales"][m->scale()];
+  root["scales"] = only;
+  YAML::Emitter e;
+  e << root;
+  return std::string(e.c_str()) + "\n";
+}
+
+// A training checkpoint like the trainer writes: "model.*" and (different) "ema.*" tensors + metadata.
+std::string writeCheckpoint(const QString& dir, const std::string& yaml, int nc, uint64_t seed) {
+  const std::string text = yaml == "yolov8n.yaml" ? yaml : singleScaleYaml(yaml);
+  auto model = ywb::model::buildModel(text, nc);
+  auto ema = ywb::model::buildModel(text, nc);
+  randomize(model, seed);
+  randomize(ema, seed + 1);
+  ywb::CheckpointParts parts;
+  parts.model = model.ptr().get();
+  parts.ema = ema.ptr().get();
+  parts.metadata = {{"format", ywb::kCheckpointFormat},
+                    {"model_yaml", model->yaml()},
+                    {"names", nlohmann::json(cocoNames(nc)).dump()},
+                    {"nc", std::to_string(nc)},
+                    {"imgsz", "640"},
+                    {"args", "model: " + yaml + "\nepochs: 3\nlr0: 0.01\nname: 'run'\n"},
+                    {"metrics", "{\"metrics/mAP50-95(B)\": 0.25}"}};
+  const std::string path = (dir + "/" + QString::fromStdString(yaml) + ".ckpt.safetensors").toStdString();
+  ywb::saveCheckpoint(path, parts);
+  return path;
+}
+
+ywb::ExportReport exportOnnx(const std::string& ckpt, const QString& out, int imgsz, bool dynamic = false) {
+  ywb::ExportOptions o;
+  o.weights = ckpt;
+  o.formats = {"onnx"};
+  o.out_dir = out.toStdString();
+  o.imgsz = imgsz;
+  o.dynamic = dynamic;
+  o.verify_source = kCoco;
+  o.verify_images = 3;
+  return ywb::exportWeights(o);
+}
+
+void checkOnnxAgreement(const ywb::ExportReport& r, int64_t nc, int64_t anchors) {
+  QCOMPARE(r.files.size(), size_t(1));
+  const auto& f = r.files[0];
+  QCOMPARE(f.format, std::string("onnx"));
+  QVERIFY(QFile::exists(QString::fromStdString(f.path)));
+  QVERIFY(QFile::exists(QString::fromStdString(f.report_path)));
+  QCOMPARE(f.inputs.at(0).name, std::string("images"));
+  QCOMPARE(f.outputs.at(0).name, std::string("output0"));
+  QCOMPARE(f.outputs.at(0).shape, (std::vector<int64_t>{1, 4 + nc, anchors}));
+  const auto& v = f.verification;
+  if (!ywb::onnxVerificationAvailable()) QSKIP("OpenCV DNN is not in this build");
+  QVERIFY2(v.ran, v.note.c_str());
+  QCOMPARE(v.images, 3);  // 3 real letterboxed coco128 images
+  qInfo("%s: max |diff| boxes %.3g px (scale %.1f), scores %.3g", f.path.c_str(), v.max_abs_diff_boxes,
+        v.box_scale, v.max_abs_diff_scores);
+  // The criterion: within 1e-4 in fp32; boxes relative to their scale (pixel coordinates up to
+  // ~imgsz carry fp32 rounding of ~1e-5 px per ulp already), scores absolute.
+  QVERIFY2(v.passed, v.note.c_str());
+  QVERIFY(v.max_abs_diff_boxes <= 1e-4 * std::max(1.0, v.box_scale));
+  QVERIFY(v.max_abs_diff_scores <= 1e-4);
+  QVERIFY(v.box_scale > 1.0);  // boxes are in pixels, not normalised
+}
+
+}  // namespace
+
+class TestExport : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { torch::set_num_threads(2); }
+
+  void safetensorsFromCheckpointIsEmaWithMetadata() {
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 3, 11);
+    ywb::ExportOptions o;
+    o.weights = ckpt;
+    const auto r = ywb::exportWeights(o);
+    QCOMPARE(r.kind, std::string("checkpoint"));
+    QCOMPARE(r.files.size(), size_t(1));
+    const auto& f = r.files[0];
+    QVERIFY2(f.verification.ran && f.verification.passed, f.verification.note.c_str());
+    // Same tensors, in order, as the checkpoint's "ema." part (bit-exact, fp32).
+    const ywb::SafetensorsFile src = ywb::readCheckpoint(ckpt);
+    const ywb::NamedTensors ema = ywb::checkpointWeights(src, "ema.");
+    const ywb::SafetensorsFile out = ywb::readSafetensors(f.path);
+    QCOMPARE(out.tensors.size(), ema.size());
+    for (size_t i = 0; i < ema.size(); ++i) {
+      QCOMPARE(out.tensors[i].first, ema[i].first);
+      QVERIFY(torch::equal(out.tensors[i].second, ema[i].second));
+    }
+    QCOMPARE(out.tensors.front().first, std::string("model.0.conv.weight"));  // Ultralytics key names
+    QVERIFY(out.contains("model.22.dfl.conv.weight"));
+    namespace k = ywb::weights_key;
+    const auto& m = out.metadata;
+    QCOMPARE(m.at(k::kFormat), std::string(ywb::kWeightsFormat));
+    QCOMPARE(m.at(k::kNc), std::string("3"));
+    QCOMPARE(m.at(k::kImgsz), std::string("640"));
+    QCOMPARE(nlohmann::json::parse(m.at(k::kNames)), nlohmann::json(cocoNames(3)));
+    // The checkpoint's YAML arguments become a JSON object with typed values; quoted strings stay strings.
+    const auto args = nlohmann::json::parse(m.at(k::kArgs));
+    QCOMPARE(args.at("epochs").get<int>(), 3);
+    QCOMPARE(args.at("lr0").get<double>(), 0.01);
+    QCOMPARE(args.at("name").get<std::string>(), std::string("run"));
+    QCOMPARE(nlohmann::json::parse(m.at(k::kMetrics)).at("metrics/mAP50-95(B)").get<double>(), 0.25);
+    QVERIFY(m.at(k::kYaml).find("backbone") != std::string::npos);
+    QVERIFY(!m.at(k::kVersion).empty());
+    // The inference loader builds the model from the stored YAML and loads the file strictly.
+    const auto loaded = ywb::loadModelWeights(f.path, at::Device(at::kCPU));
+    QCOMPARE(loaded.kind, std::string("weights"));
+    QCOMPARE(loaded.names, cocoNames(3));
+    QVERIFY(QFile::exists(QString::fromStdString(f.report_path)));
+    const std::string report = ywb::readFile(f.report_path);
+    QVERIFY(report.find("PASSED") != std::string::npos);
+    // Exporting the export again (a weights file) keeps everything and names the chain of sources.
+    ywb::ExportOptions again;
+    again.weights = f.path;
+    again.name = "again";
+    const auto r2 = ywb::exportWeights(again);
+    QCOMPARE(r2.kind, std::string("weights"));
+    const auto out2 = ywb::readSafetensors(r2.files[0].path);
+    QCOMPARE(out2.metadata.at(k::kArgs), m.at(k::kArgs));
+    QVERIFY(out2.metadata.at(k::kSource).find(ckpt) != std::string::npos);
+  }
+
+  void halfSafetensors() {
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 2, 21);
+    ywb::ExportOptions o;
+    o.weights = ckpt;
+    o.half = true;
+    const auto r = ywb::exportWeights(o);
+    const auto& f = r.files.at(0);
+    QVERIFY2(f.verification.passed, f.verification.note.c_str());
+    const ywb::WeightsInfo info = ywb::inspectWeights(f.path);
+    for (const auto& t : info.tensors) {
+      // Integer buffers (BatchNorm's num_batches_tracked) keep their type; every float is fp16.
+      const bool counter = t.name.find("num_batches_tracked") != std::string::npos;
+      QCOMPARE(t.dtype, std::string(counter ? "I64" : "F16"));
+    }
+    // fp16 halves the float bytes: the file is a little over half the fp32 state dict's size.
+    const auto ema = ywb::checkpointWeights(ywb::readCheckpoint(ckpt), "ema.");
+    uint64_t fp32_bytes = 0;
+    for (const auto& [n, t] : ema) fp32_bytes += uint64_t(t.numel() * t.element_size());
+    QVERIFY(f.size < fp32_bytes * 6 / 10);
+    // Loaded back into an fp32 model, predictions stay close to the fp32 weights' (fp16 has 11 bits of
+    // mantissa: relative weight error <= 2^-11 ~ 5e-4; loosely bounded at the output).
+    auto half_model = ywb::loadModelWeights(f.path, at::Device(at::kCPU));
+    auto full_model = ywb::loadModelWeights(ckpt, at::Device(at::kCPU));
+    torch::manual_seed(3);
+    const at::Tensor x = torch::rand({1, 3, 128, 128});
+    torch::NoGradGuard g;
+    const at::Tensor a = full_model.model->predict(x), b = half_model.model->predict(x);
+    const double scores = (a.narrow(1, 4, 2) - b.narrow(1, 4, 2)).abs().max().item<double>();
+    QVERIFY2(scores < 0.02, std::to_string(scores).c_str());
+  }
+
+  void onnxYolov8nMatchesOpenCvOnCoco() {
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 80, 31);
+    const auto r = exportOnnx(ckpt, dir.path(), 640);
+    // 640/8, /16, /32 -> 80^2 + 40^2 + 20^2 = 8400 anchors (Ultralytics' [1, 84, 8400]).
+    checkOnnxAgreement(r, 80, 8400);
+  }
+
+  void onnxYolov8sMatchesOpenCvOnCoco() {
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8s.yaml", 80, 41);
+    // 480: 60^2 + 30^2 + 15^2 = 4725 anchors (a size other than the training size).
+    const auto r = exportOnnx(ckpt, dir.path(), 480);
+    checkOnnxAgreement(r, 80, 4725);
+  }
+
+  void onnxDynamicShapes() {
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 5, 51);
+    const auto r = exportOnnx(ckpt, dir.path(), 320, /*dynamic=*/true);
+    const auto& f = r.files.at(0);
+    QCOMPARE(f.inputs.at(0).dim_names, (std::vector<std::string>{"batch", "", "height", "width"}));
+    QCOMPARE(f.outputs.at(0).dim_names, (std::vector<std::string>{"batch", "", "anchors"}));
+    // The checker passed (export throws otherwise). OpenCV 4.6 may or may not import the dynamic graph;
+    // when it does, the result must agree like the static one.
+    qInfo("dynamic: %s", ywb::formatExportReport(r).c_str());
+    if (f.verification.ran) QVERIFY2(f.verification.passed, f.verification.note.c_str());
+  }
+
+  void badInput() {
+    QTemporaryDir dir;
+    ywb::ExportOptions o;
+    o.weights = (dir.path() + "/missing.safetensors").toStdString();
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::exportWeights(o));
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 2, 61);
+    o.weights = ckpt;
+    o.formats = {"tflite"};
+    try {
+      ywb::exportWeights(o);
+      QFAIL("unknown format accepted");
+    } catch (const ywb::Error& e) {
+      QVERIFY(std::string(e.what()).find("tflite") != std::string::npos);
+    }
+    // Truncated file: the header promises more bytes than there are.
+    const std::string bytes = ywb::readFile(ckpt);
+    const std::string cut = (dir.path() + "/cut.safetensors").toStdString();
+    ywb::writeFileAtomic(cut, bytes.substr(0, bytes.size() / 2));
+    o.formats = {"safetensors"};
+    o.weights = cut;
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::exportWeights(o));
+    // A YAML that does not match the weights: yolov8n tensors labelled as yolov8s.
+    auto f = ywb::readSafetensors(ckpt);
+    f.metadata["model_yaml"] = singleScaleYaml("yolov8s.yaml");
+    const std::string wrong = (dir.path() + "/wrong.safetensors").toStdString();
+    ywb::writeSafetensors(wrong, f.tensors, f.metadata);
+    o.weights = wrong;
+    try {
+      ywb::exportWeights(o);
+      QFAIL("mismatching YAML accepted");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(std::string(e.what()).find("model.0.conv.weight") != std::string::npos, e.what());
+    }
+    // Exporting onto the input file is refused.
+    ywb::ExportOptions first;
+    first.weights = ckpt;
+    const std::string exported = ywb::exportWeights(first).files.at(0).path;
+    ywb::ExportOptions onto;
+    onto.weights = exported;
+    onto.name = QFileInfo(QString::fromStdString(exported)).completeBaseName().chopped(8).toStdString();
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::exportWeights(onto));
+  }
+
+  void trainedCheckpointExports() {
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    QTemporaryDir dir;
+    ywb::SynthOptions so;
+    so.out = (dir.path() + "/shapes").toStdString();
+    so.train = 16;
+    so.val = 8;
+    so.imgsz = 96;
+    so.seed = 7;
+    so.max_objects = 3;
+    ywb::TrainArgs a;
+    a.data = ywb::synthesizeDataset(so).data_yaml;
+    a.project = (dir.path() + "/runs").toStdString();
+    a.imgsz = 96;
+    a.batch = 8;
+    a.workers = 2;
+    a.epochs = 1;
+    a.amp = false;
+    a.device = "cpu";
+    a.seed = 1;
+    ywb::Trainer trainer(a);
+    const ywb::TrainSummary s = trainer.run();
+    ywb::ExportOptions o;
+    o.weights = s.last;
+    o.formats = {"safetensors", "onnx"};
+    o.verify_source = kCoco;
+    o.verify_images = 2;
+    const auto r = ywb::exportWeights(o);
+    QCOMPARE(r.imgsz, 96);  // the training size
+    QCOMPARE(r.files.size(), size_t(2));
+    QVERIFY2(r.files[0].verification.passed, r.files[0].verification.note.c_str());
+    if (ywb::onnxVerificationAvailable()) QVERIFY2(r.allVerified(), ywb::formatExportReport(r).c_str());
+  }
+
+  void cliExportJson() {
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolov8n.yaml", 4, 71);
+    QProcess p;
+    p.start(YW_CLI_PATH, {"export", QString::fromStdString("weights=" + ckpt), "format=safetensors,onnx",
+                          "imgsz=256", "half=true", "--json"});
+    QVERIFY(p.waitForFinished(300000));
+    const QByteArray out = p.readAllStandardOutput();
+    QVERIFY2(p.exitCode() == 0, (out + p.readAllStandardError()).constData());
+    const auto j = nlohmann::json::parse(out.toStdString());
+    QCOMPARE(j.at("files").size(), size_t(2));
+    QCOMPARE(j["files"][0]["format"].get<std::string>(), std::string("safetensors"));
+    QCOMPARE(j["files"][1]["outputs"][0]["shape"], nlohmann::json({1, 8, 1344}));  // 32^2+16^2+8^2 anchors
+    QVERIFY(j["files"][1]["verification"]["ran"].get<bool>() == ywb::onnxVerificationAvailable());
+    QProcess bad;
+    bad.start(YW_CLI_PATH, {"export", "weights=/nonexistent.safetensors", "format=onnx"});
+    QVERIFY(bad.waitForFinished(60000));
+    QCOMPARE(bad.exitCode(), 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "test_export.moc"

@@ -115,10 +115,10 @@ class Walker {
     return conv2d(p + ".2", *c, conv(p + ".1", *b, conv(p + ".0", *a, x)));
   }
 
-  // Anchor centres [N|1, 2, A] and strides [N|1, 4|1, A] for the levels' maps.
+  // Anchor centres [N|1, 2, A] and strides [N|1, 4, A] for the levels' maps.
   std::pair<std::string, std::string> anchors(const std::string& name, const std::vector<std::string>& maps,
                                               const std::vector<int64_t>& strides) {
-    if (!o_.dynamic) {
+    if (!o_.dynamic && !o_.graph_anchors) {
       std::vector<float> ax, ay, st;
       for (int64_t s : strides) {
         const int64_t h = o_.height / s, w = o_.width / s;
@@ -145,10 +145,10 @@ class Walker {
     const std::string s0 = g_.constantInt64(name + ".starts", {1}, {0});
     const std::string e1 = g_.constantInt64(name + ".ends", {1}, {1});
     const std::string ax1 = g_.constantInt64(name + ".axes", {1}, {1});
-    const std::string axis_x = g_.constantInt64(name + ".axis_x", {}, {3});
-    const std::string axis_y = g_.constantInt64(name + ".axis_y", {}, {2});
+    const std::string axis_x = g_.constantInt64(name + ".axis_x", {1}, {3});
+    const std::string axis_y = g_.constantInt64(name + ".axis_y", {1}, {2});
     const std::string shape2 = g_.constantInt64(name + ".shape2", {3}, {0, 2, -1});
-    const std::string shape1 = g_.constantInt64(name + ".shape1", {3}, {0, 1, -1});
+    const std::string shape4 = g_.constantInt64(name + ".shape4", {3}, {0, 4, -1});
     for (size_t i = 0; i < maps.size(); ++i) {
       const std::string lv = name + ".grid" + std::to_string(i);
       const std::string c0 = g_.op("Slice", lv + ".slice", {maps[i], s0, e1, ax1});
@@ -158,7 +158,10 @@ class Walker {
       const std::string xy = g_.op("Concat", lv + ".xy", {xs, ys}, {G::attrInt("axis", 1)});
       grids.push_back(g_.op("Reshape", lv + ".flat", {xy, shape2}));
       const std::string sv = g_.constant(lv + ".stride", {1}, {float(strides[i])});
-      strs.push_back(g_.op("Reshape", lv + ".sflat", {g_.op("Mul", lv + ".s", {ones, sv}), shape1}));
+      // Expanded to 4 rows in the graph too: OpenCV 4.6 mis-broadcasts [N,1,A] into [N,4,A].
+      const std::string s1 = g_.op("Mul", lv + ".s", {ones, sv});
+      const std::string s4 = g_.op("Concat", lv + ".s4", {s1, s1, s1, s1}, {G::attrInt("axis", 1)});
+      strs.push_back(g_.op("Reshape", lv + ".sflat", {s4, shape4}));
     }
     return {g_.op("Concat", name + ".anchors", grids, {G::attrInt("axis", 2)}),
             g_.op("Concat", name + ".strides", strs, {G::attrInt("axis", 2)})};

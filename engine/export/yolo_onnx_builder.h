@@ -19,6 +19,9 @@ struct YoloOnnxOptions {
   int64_t height = 640, width = 640;  ///< multiples of the model's largest stride
   bool dynamic = false;               ///< symbolic batch/height/width ("batch", "height", "width")
   int64_t opset = 12;
+  /// Anchor grid computed in the graph (CumSum over the maps) instead of stored constants; always on
+  /// for dynamic graphs, settable for static ones to test that subgraph on its own.
+  bool graph_anchors = false;
   std::map<std::string, std::string> metadata;  ///< extra metadata_props
 };
 

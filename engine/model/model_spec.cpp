@@ -153,6 +153,10 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
     if (root["width_multiple"]) spec.width = root["width_multiple"].as<double>();
     const YAML::Node scales = root["scales"];
     if (scales && scales.IsMap() && scales.size() > 0) {
+      // A top-level `scale:` (what Ultralytics stores in checkpoints, and what yaml() records) picks the
+      // scale when the name did not.
+      if (requested_scale.empty() && root["scale"] && root["scale"].IsScalar())
+        requested_scale = root["scale"].as<std::string>();
       if (requested_scale.empty())
         requested_scale = scales.begin()->first.as<std::string>();  // as Ultralytics
       const YAML::Node s = scales[requested_scale];
@@ -160,6 +164,8 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
         fail(where, ": scale '", requested_scale,
              "' is not in the file's scales (or is not [depth, width, max_channels])");
       spec.scale = requested_scale;
+      // Record the scale in the text so the YAML alone rebuilds this model (checkpoints store yaml()).
+      if (!root["scale"]) spec.yaml = "scale: " + requested_scale + "\n" + spec.yaml;
       spec.depth = s[0].as<double>();
       spec.width = s[1].as<double>();
       spec.max_channels = s[2].as<int64_t>();

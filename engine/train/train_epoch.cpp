@@ -2,6 +2,7 @@
 #include <torch/nn/utils/clip_grad.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -41,6 +42,16 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
   }
 }
 
+// Test hook standing in for a GPU that runs out of memory (none here): YWB_FAKE_OOM_ABOVE_BATCH=N makes
+// every step with more than N images fail like a CUDA allocation does.
+void simulateOutOfMemory(int64_t batch_images) {
+  const char* limit = std::getenv("YWB_FAKE_OOM_ABOVE_BATCH");
+  if (limit && batch_images > std::atoll(limit)) {
+    fail("CUDA out of memory. Tried to allocate a batch of ", batch_images, " images (simulated by ",
+         "YWB_FAKE_OOM_ABOVE_BATCH=", limit, ")");
+  }
+}
+
 bool waitWhilePaused(const TrainSession& s) {
   while (s.pause && s.pause->load()) {
     if (s.stop && s.stop->load()) return false;
@@ -75,6 +86,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
               "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(s.epochs));
     }
     applyWarmup(s, ni, epoch);
+    simulateOutOfMemory(batch.images.size(0));
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
     std::vector<at::Tensor> feats;

@@ -52,6 +52,7 @@ struct TrainSession {
   std::string amp_note = "off";
   // Progress
   int start_epoch = 0;
+  int epochs_run = 0;  ///< epochs completed in this session
   int epochs = 0;
   int best_epoch = -1;
   double best_fitness = -1;

@@ -129,9 +129,50 @@ std::string metricsJson(const EpochMetrics& m) {
 
 }  // namespace
 
+namespace {
+
+// Thrown when the device runs out of memory during a run's first epoch: the caller retries smaller.
+struct FirstEpochOom {
+  std::string message, run_dir;
+};
+
+bool isOutOfMemory(const std::string& why) {
+  return why.find("out of memory") != std::string::npos;
+}
+
+}  // namespace
+
 TrainSummary Trainer::run() {
+  TrainArgs args = impl_->args;
+  for (int retry = 0;; ++retry) {
+    try {
+      return runOnce(args);
+    } catch (const FirstEpochOom& oom) {
+      if (retry >= 3 || args.batch <= 1) {
+        const std::string why = oom.message + " (still out of memory after " + std::to_string(retry) +
+                                " retries with smaller batches; lower imgsz= or use a smaller model)";
+        if (impl_->observer) impl_->observer->onPhase(TrainPhase::Failed, why);
+        throw Error(why);
+      }
+      const int smaller = args.batch / 2;
+      if (impl_->observer) {
+        impl_->observer->onLog("out of memory in the first epoch with batch=" + std::to_string(args.batch) +
+                               ": freed the run's memory, retrying with batch=" + std::to_string(smaller) +
+                               " (retry " + std::to_string(retry + 1) + " of 3)");
+      }
+      args.batch = smaller;
+      // Continue in the same run folder.
+      const std::filesystem::path dir(oom.run_dir);
+      args.project = dir.parent_path().string();
+      args.name = dir.filename().string();
+      args.exist_ok = true;
+    }
+  }
+}
+
+TrainSummary Trainer::runOnce(const TrainArgs& args) {
   TrainSession s;
-  s.args = impl_->args;
+  s.args = args;
   s.observer = impl_->observer;
   s.stop = &impl_->stop;
   s.pause = &impl_->pause;
@@ -172,6 +213,7 @@ TrainSummary Trainer::run() {
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
       const bool complete = trainEpoch(s, epoch, tloss, lr);
+      ++s.epochs_run;
       if (!complete) {
         // Stopped mid-epoch: keep the weights of this partial epoch; a resume repeats the epoch.
         if (s.isMain()) saveCheckpoints(s, epoch, false, "{}");
@@ -254,6 +296,10 @@ TrainSummary Trainer::run() {
   } catch (...) {
     const std::string why = describeCurrentException();
     if (s.dist) s.dist->reportFailure(why);
+    // Out of memory before the first epoch of a fresh run completed: the caller halves the batch.
+    if (!s.dist && isOutOfMemory(why) && s.args.resume.empty() && s.epochs_run == 0 && !s.run_dir.empty()) {
+      throw FirstEpochOom{why, s.run_dir};
+    }
     s.phase(TrainPhase::Failed, why);
     throw Error(why);
   }

@@ -188,6 +188,39 @@ class TestTrainer : public QObject {
     }
   }
 
+  void outOfMemoryInFirstEpochHalvesTheBatch() {
+    // No GPU here: YWB_FAKE_OOM_ABOVE_BATCH makes steps with more than 2 images fail like a CUDA allocation.
+    // batch 8 -> 4 -> 2 (two retries) then trains; the log says so.
+    QTemporaryDir dir;
+    const std::string data = makeShapes(dir.path(), 8, 4, 96, 8);
+    ywb::TrainArgs args = tinyArgs(data, dir.path());
+    args.epochs = 1;
+    qputenv("YWB_FAKE_OOM_ABOVE_BATCH", "2");
+    struct Logs : ywb::TrainObserver {
+      void onLog(const std::string& l) override { lines.push_back(l); }
+      std::vector<std::string> lines;
+    } logs;
+    ywb::Trainer t(args);
+    t.setObserver(&logs);
+    const ywb::TrainSummary s = t.run();
+    QCOMPARE(s.epochs_completed, 1);
+    int retries = 0;
+    for (const auto& l : logs.lines) retries += l.find("retrying with batch=") != std::string::npos;
+    QCOMPARE(retries, 2);
+    QVERIFY(QFile::exists(QString::fromStdString(s.run_dir) + "/args.yaml"));
+    QVERIFY(QString::fromStdString(ywb::readFile(s.run_dir + "/args.yaml")).contains("batch: 2"));
+    // A limit no batch fits: three retries (8 -> 4 -> 2 -> 1), then a clear failure.
+    qputenv("YWB_FAKE_OOM_ABOVE_BATCH", "0");
+    ywb::Trainer t2(args);
+    try {
+      t2.run();
+      QFAIL("expected an out-of-memory failure");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("still out of memory after 3 retries"), e.what());
+    }
+    qunsetenv("YWB_FAKE_OOM_ABOVE_BATCH");
+  }
+
   void missingDataIsAClearError() {
     QTemporaryDir dir;
     ywb::TrainArgs args = tinyArgs((dir.path() + "/nope/data.yaml").toStdString(), dir.path());

@@ -21,7 +21,8 @@ class Trainer {
   /// The observer must outlive run(); nullptr for none.
   void setObserver(TrainObserver* observer);
   /// Runs to the end (epochs, time budget, patience, or a stop request). Throws ywb::Error on failure,
-  /// after reporting TrainPhase::Failed to the observer.
+  /// after reporting TrainPhase::Failed to the observer. Running out of device memory in the first epoch
+  /// halves the batch and retries (at most 3 times), saying so in the log.
   TrainSummary run();
   /// Finish the current step, save `last`, and return from run().
   void requestStop();
@@ -30,6 +31,7 @@ class Trainer {
   const TrainArgs& args() const;
 
  private:
+  TrainSummary runOnce(const TrainArgs& args);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

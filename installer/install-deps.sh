@@ -19,7 +19,7 @@ pkgs=(
   libtorch-dev libopenblas0-pthread
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev
   libturbojpeg0-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev protobuf-compiler libgloo-dev
 )
 if [ "$gui" = 1 ]; then
   pkgs+=(qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev

@@ -200,7 +200,8 @@ class TestModel : public QObject {
   void specResolvesLikeUltralytics() {
     QCOMPARE(buildModel("yolov8s", 0)->scale(), std::string("s"));
     QCOMPARE(buildModel("yolov8s.yaml", 0)->nc(), 80);
-    // yaml() records the scale, so a checkpoint's stored YAML text rebuilds the same scale (not the first one).
+    // yaml() records the scale, so a checkpoint's stored YAML text rebuilds the same scale (not the first
+    // one).
     QCOMPARE(buildModel(buildModel("yolov8s.yaml", 0)->yaml(), 0)->scale(), std::string("s"));
     // A YAML on disk whose stem names scale m.
     QTemporaryDir dir;

@@ -2,6 +2,7 @@
 // at an epoch boundary ends bit-identical to an uninterrupted one, stop leaves a valid checkpoint, the CPU
 // AMP path trains, and a checkpoint write killed at any moment leaves the previous file intact.
 #include <torch/torch.h>
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,6 +15,7 @@
 #include "train/checkpoint.h"
 #include "train/run_dir.h"
 #include "ywb/error.h"
+#include "ywb/inference.h"
 #include "ywb/synth.h"
 #include "ywb/trainer.h"
 
@@ -125,6 +127,33 @@ class TestTrainer : public QObject {
       QCOMPARE(rb[i].lr1, ra[i].lr1);
     }
     QVERIFY(QFile::exists(QString::fromStdString(a.run_dir) + "/args.yaml"));
+
+    // `ywb val` on the final checkpoint validates the same EMA weights on the same letterboxed batches
+    // (batch 2 x 8 = 16 both times) as the trainer's last epoch: its mAP must equal results.csv's last row
+    // (written with 5 significant digits).
+    ywb::ValOptions vo;
+    vo.data = data;
+    vo.weights = a.last;
+    vo.device = "cpu";
+    vo.workers = 2;
+    const ywb::ValReport v = ywb::validateWeights(vo);
+    QCOMPARE(v.metrics.images, int64_t(8));
+    QVERIFY(std::abs(v.metrics.map - ra[1].map) <= 1e-4 * std::max(1.0, ra[1].map));
+    QVERIFY(std::abs(v.metrics.map50 - ra[1].map50) <= 1e-4 * std::max(1.0, ra[1].map50));
+    // `ywb predict` writes one annotated image and one label file per source image.
+    QTemporaryDir out;
+    ywb::PredictOptions po;
+    po.weights = a.last;
+    po.source = QFileInfo(QString::fromStdString(data)).path().toStdString() + "/images/val";
+    po.conf = 0.001;
+    po.device = "cpu";
+    po.out_dir = out.path().toStdString();
+    const ywb::PredictReport pr = ywb::predictImages(po);
+    QCOMPARE(pr.images.size(), size_t(8));
+    QCOMPARE(QDir(out.path()).entryList({"*.jpg"}, QDir::Files).size(), 8);
+    QCOMPARE(QDir(out.path() + "/labels").entryList({"*.txt"}, QDir::Files).size(), 8);
+    po.source = "/nonexistent/images";
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::predictImages(po));
   }
 
   void stopFromAnotherThreadLeavesValidCheckpoint() {

@@ -13,6 +13,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -91,6 +92,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   stats_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   split->addWidget(view_);
   split->addWidget(stats_);
+  stats_->setMaximumWidth(460);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
@@ -110,6 +112,22 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
 }
 
 FeatureMapsTab::~FeatureMapsTab() = default;
+
+void FeatureMapsTab::showMosaic() {
+  if (mosaic_.isNull() || view_->width() < 8) return;
+  view_->setPixmap(
+      QPixmap::fromImage(mosaic_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::FastTransformation));
+}
+
+void FeatureMapsTab::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  QTimer::singleShot(0, this, &FeatureMapsTab::showMosaic);  // after the layout has sized the view
+}
+
+void FeatureMapsTab::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  showMosaic();
+}
 
 void FeatureMapsTab::setWeights(const QString& path) {
   weights_->setText(path);

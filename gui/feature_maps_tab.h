@@ -34,6 +34,10 @@ class FeatureMapsTab : public QWidget {
   const QImage& mosaic() const { return mosaic_; }
   QTableWidget* stats() const { return stats_; }
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
  Q_SIGNALS:
   void shown(bool ok);
   void logLine(const QString& line);
@@ -41,6 +45,7 @@ class FeatureMapsTab : public QWidget {
  private:
   struct Result;
   void showResult(const Result& r);
+  void showMosaic();
 
   QLineEdit* weights_ = nullptr;
   QLineEdit* image_ = nullptr;

@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "ywb/error.h"
@@ -237,6 +238,14 @@ void HyperparamsTab::setArgs(const ywb::TrainArgs& a) {
 
 bool HyperparamsTab::setValue(const QString& name, const QString& value) {
   if (!editors_.contains(name)) return false;
+  const ywb::ArgSpec& spec = specs_[name];
+  if (!spec.choices.empty() &&
+      std::find(spec.choices.begin(), spec.choices.end(), value.toStdString()) == spec.choices.end()) {
+    QStringList c;
+    for (const auto& x : spec.choices) c << QString::fromStdString(x);
+    status_->setText(tr("%1=%2: expected one of %3").arg(name, value, c.join(", ")));
+    return false;
+  }
   ywb::TrainArgs probe;
   try {
     probe.set(name.toStdString(), value.toStdString());  // the engine's own range/type check

@@ -79,10 +79,21 @@ void MetricChart::refresh() {
   if (!dirty_) return;
   dirty_ = false;
   rescaleAxes(true);
-  QCPRange yr = yAxis->range();
-  if (yr.lower >= 0) yr.lower = 0;  // losses, rates and loads start at zero
-  if (yr.size() <= 0) yr.upper = yr.lower + 1;
-  yAxis->setRange(yr.lower, yr.upper * 1.05 + 1e-12);
+  // y from the data itself: losses, rates and loads start at zero, and a flat series still gets a usable
+  // range
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (int i = 0; i < graphCount(); ++i) {
+    bool found = false;
+    const QCPRange r = graph(i)->getValueRange(found);
+    if (!found) continue;
+    lo = any ? std::min(lo, r.lower) : r.lower;
+    hi = any ? std::max(hi, r.upper) : r.upper;
+    any = true;
+  }
+  if (lo >= 0) lo = 0;
+  if (hi - lo < 1e-9) hi = lo + 1;
+  yAxis->setRange(lo, hi + 0.05 * (hi - lo));
   for (QCPItemStraightLine* m : markers_) {
     if (m->point1->coords().x() > xAxis->range().upper) xAxis->setRangeUpper(m->point1->coords().x() * 1.02);
   }

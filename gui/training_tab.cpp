@@ -108,6 +108,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   connect(controller_, &TrainingController::stoppedRunning, this, [this] {
     drain();
     drain_timer_->stop();
+    for (MetricChart* c : charts_) c->refresh();  // the round-robin may not have reached every chart
     updateButtons();
   });
 
@@ -306,6 +307,7 @@ void TrainingTab::onEpoch(const ywb::EpochMetrics& m) {
     map_->append(0, x, m.map50);
     map_->append(1, x, m.map);
   }
+  for (MetricChart* c : {val_loss_, pr_, map_}) c->refresh();  // once per epoch: cheap
   const QString line = tr("epoch %1/%2: P %3 R %4 mAP50 %5 mAP50-95 %6 (COCO-exact)%7")
                            .arg(m.epoch + 1)
                            .arg(m.epochs)

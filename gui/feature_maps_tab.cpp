@@ -167,7 +167,7 @@ void FeatureMapsTab::compute() {
       }
       r.layers = r.model->tappableLayers();
       const QImage rgb = img.convertToFormat(QImage::Format_RGB888);
-      ywb::RgbImage in;
+      ywb::RgbView in;
       in.width = rgb.width();
       in.height = rgb.height();
       in.pixels = rgb.constBits();

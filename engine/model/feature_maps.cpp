@@ -30,7 +30,7 @@ std::string ModelHandle::layerModule(int layer) const {
 namespace {
 
 // Letterbox to a float [1,3,H,W] tensor in [0,1]: resize the longest side to imgsz, pad to a stride multiple.
-at::Tensor letterbox(const RgbImage& image, int imgsz, int64_t stride) {
+at::Tensor letterbox(const RgbView& image, int imgsz, int64_t stride) {
   if (!image.pixels || image.width <= 0 || image.height <= 0) fail("feature maps: empty image");
   if (imgsz < stride) fail("feature maps: imgsz=", imgsz, " is smaller than the model stride ", stride);
   const size_t row = size_t(image.row_bytes ? image.row_bytes : 3 * int64_t(image.width));
@@ -50,7 +50,7 @@ at::Tensor letterbox(const RgbImage& image, int imgsz, int64_t stride) {
 
 }  // namespace
 
-std::vector<FeatureMap> extractFeatureMaps(ModelHandle& handle, const RgbImage& image,
+std::vector<FeatureMap> extractFeatureMaps(ModelHandle& handle, const RgbView& image,
                                            const std::vector<int>& layers, int imgsz) {
   return guarded("feature maps", [&] {
     model::DetectionModel& m = handle.impl().model;

@@ -242,7 +242,7 @@ class TestModel : public QObject {
     ywb::ModelHandle h = ywb::ModelHandle::create("yolov8n.yaml", 3);
     QCOMPARE(h.tappableLayers(), 22);
     std::vector<uint8_t> rgb(100 * 60 * 3, 200);
-    const ywb::RgbImage img{100, 60, rgb.data(), 0};
+    const ywb::RgbView img{100, 60, rgb.data(), 0};
     // Letterbox to 128: 100x60 -> 128x77, padded to 128x96 (multiple of 32); layer 0 halves it: 16 x 48 x 64.
     const auto maps = ywb::extractFeatureMaps(h, img, {0, 2}, 128);
     QCOMPARE(maps.size(), size_t(2));

@@ -15,8 +15,8 @@ struct FeatureMap {
   std::vector<float> data;
 };
 
-/// An 8-bit RGB image in memory, row-major, 3 bytes per pixel.
-struct RgbImage {
+/// A view of an 8-bit RGB image in memory (not owned), row-major, 3 bytes per pixel.
+struct RgbView {
   int width = 0, height = 0;
   const uint8_t* pixels = nullptr;
   int64_t row_bytes = 0;  ///< bytes from one row to the next; 0 = 3 * width
@@ -46,7 +46,7 @@ class ModelHandle {
 /// Letterboxes `image` to `imgsz` (longest side; grey 114 padding to a multiple of the largest stride), runs
 /// the model up to the deepest requested layer without autograd state, and returns each requested layer's
 /// output in the order asked. Throws ywb::Error for an empty image or a layer out of range.
-std::vector<FeatureMap> extractFeatureMaps(ModelHandle& model, const RgbImage& image,
+std::vector<FeatureMap> extractFeatureMaps(ModelHandle& model, const RgbView& image,
                                            const std::vector<int>& layers, int imgsz = 640);
 
 }  // namespace ywb

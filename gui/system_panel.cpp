@@ -7,6 +7,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "metric_chart.h"
 #include "system_sampler.h"
 
 namespace ywb::gui {
@@ -16,29 +17,6 @@ constexpr double kWindowSeconds = 300;  // the chart shows the last five minutes
 
 QString gib(int64_t bytes) {
   return bytes < 0 ? "?" : QString::number(double(bytes) / (1 << 30), 'f', 1) + " GiB";
-}
-
-QColor graphColor(int i) {
-  static const QColor colors[] = {QColor(0x4f, 0xc3, 0xf7), QColor(0xf5, 0xa6, 0x23),
-                                  QColor(0x8b, 0xc3, 0x4a), QColor(0xe5, 0x73, 0x73),
-                                  QColor(0xba, 0x68, 0xc8), QColor(0xff, 0xd5, 0x4f)};
-  return colors[i % 6];
-}
-
-void styleDark(QCustomPlot* plot) {
-  const QColor fg(0xd0, 0xd0, 0xd0), grid(0x44, 0x48, 0x50);
-  plot->setBackground(QColor(0x1a, 0x1d, 0x23));
-  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-    axis->setBasePen(QPen(fg));
-    axis->setTickPen(QPen(fg));
-    axis->setSubTickPen(QPen(fg));
-    axis->setTickLabelColor(fg);
-    axis->setLabelColor(fg);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
-  plot->legend->setBrush(QColor(0x23, 0x27, 0x2e, 220));
-  plot->legend->setTextColor(fg);
-  plot->legend->setBorderPen(QPen(grid));
 }
 
 }  // namespace
@@ -65,9 +43,9 @@ SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
   for (const QString& name : {tr("CPU"), tr("RAM")}) {
     QCPGraph* g = chart_->addGraph();
     g->setName(name);
-    g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2));
+    g->setPen(QPen(MetricChart::color(chart_->graphCount() - 1), 2));
   }
-  styleDark(chart_);
+  MetricChart::styleDark(chart_);
 
   layout->addWidget(summary_, 2);
   layout->addWidget(rerun_);
@@ -85,7 +63,7 @@ void SystemPanel::ensureGpuGraphs(size_t gpus) {
     for (const QString& what : {tr("GPU%1 load"), tr("GPU%1 memory")}) {
       QCPGraph* g = chart_->addGraph();
       g->setName(what.arg(gpu_graphs_));
-      g->setPen(QPen(graphColor(chart_->graphCount() - 1), 2,
+      g->setPen(QPen(MetricChart::color(chart_->graphCount() - 1), 2,
                      what.contains("memory") ? Qt::DashLine : Qt::SolidLine));
     }
   }

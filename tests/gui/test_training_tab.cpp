@@ -143,7 +143,9 @@ class TestTrainingTab : public QObject {
 
     qInfo("GUI-thread stall probe: %d ticks, longest gap %.1f ms, gaps over 50 ms: %d", probe.ticks(),
           probe.maxMs(), probe.over50());
-    QVERIFY(probe.ticks() > 100);
+    // The probe must have sampled the run (a 5 ms timer; on an idle machine the whole tiny run can take well
+    // under a second, so only ask for a handful of ticks).
+    QVERIFY(probe.ticks() > 10);
     QVERIFY2(probe.maxMs() < 50.0, qPrintable(QString("longest GUI-thread gap %1 ms").arg(probe.maxMs())));
 
     // The other tabs, fed by the run: dataset scan, augmentation preview, predictions, feature maps, runs.

@@ -36,7 +36,7 @@ class TestLearns : public QObject {
     a.imgsz = 160;
     a.batch = 16;
     a.epochs = YWB_LEARN_EPOCHS;
-    a.close_mosaic = 3;
+    a.close_mosaic = 10;
     a.workers = 2;
     a.device = "cpu";
     a.amp = false;

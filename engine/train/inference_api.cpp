@@ -15,6 +15,7 @@
 #include "data/image_list.h"
 #include "data/letterbox.h"
 #include "eval/nms.h"
+#include "train/device.h"
 #include "train/model_loader.h"
 #include "train/run_dir.h"
 #include "train/validator.h"
@@ -24,13 +25,6 @@ namespace fs = std::filesystem;
 
 namespace ywb {
 namespace {
-
-at::Device deviceFrom(const std::string& d) {
-  if (d == "cpu" || (d.empty() && !torch::cuda::is_available())) return at::Device(at::kCPU);
-  if (!torch::cuda::is_available())
-    fail("device=", d, ": CUDA is not available (see `ywb doctor`); use device=cpu");
-  return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d.empty() ? 0 : std::stoi(d)));
-}
 
 std::vector<std::string> sourceImages(const std::string& source) {
   std::vector<std::string> out;
@@ -77,7 +71,7 @@ ValReport validateWeights(const ValOptions& o) {
   return guarded("val", [&] {
     if (o.data.empty() || o.weights.empty()) fail("val needs data=DATA.yaml and weights=FILE.safetensors");
     configureTorchThreads(0);
-    const at::Device device = deviceFrom(o.device);
+    const at::Device device = pickDevice(o.device);
     LoadedModel lm = loadModelWeights(o.weights, device);
     const DataConfig cfg = loadDataConfig(o.data);
     if (cfg.names.size() != lm.names.size()) {
@@ -116,7 +110,7 @@ PredictReport predictImages(const PredictOptions& o) {
   return guarded("predict", [&] {
     if (o.weights.empty() || o.source.empty()) fail("predict needs weights=FILE and source=IMAGE|FOLDER");
     configureTorchThreads(0);
-    const at::Device device = deviceFrom(o.device);
+    const at::Device device = pickDevice(o.device);
     LoadedModel lm = loadModelWeights(o.weights, device);
     lm.model->fuse();
     const int imgsz = o.imgsz > 0 ? o.imgsz : lm.imgsz;

@@ -1,5 +1,7 @@
 #include "core/threads.h"
 
+#include "core/host_allocator.h"
+
 #include <ATen/Parallel.h>
 #include <sched.h>
 
@@ -19,6 +21,7 @@ int availableCpus() {
 }
 
 int configureTorchThreads(int requested) {
+  tuneHostAllocator();  // every compute path configures threads first
   const int n = requested > 0 ? requested : availableCpus();
   if (at::get_num_threads() != n) at::set_num_threads(n);
   return at::get_num_threads();

@@ -7,7 +7,8 @@ namespace ywb {
 /// Number of logical CPUs available to this process (affinity-aware), at least 1.
 int availableCpus();
 
-/// Sets LibTorch's intra-op thread count (0 = all available CPUs) and returns the count in effect.
+/// Sets LibTorch's intra-op thread count (0 = all available CPUs) and returns the count in effect. Also
+/// applies the host allocator settings (core/host_allocator.h) the first time.
 int configureTorchThreads(int requested = 0);
 
 }  // namespace ywb

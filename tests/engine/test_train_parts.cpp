@@ -6,7 +6,10 @@
 #include <cmath>
 #include <fstream>
 
+#include <malloc.h>
+
 #include "core/atomic_file.h"
+#include "core/threads.h"
 #include "train/grad_scaler.h"
 #include "train/lr_schedule.h"
 #include "train/model_ema.h"
@@ -29,6 +32,20 @@ std::shared_ptr<torch::nn::SequentialImpl> tinyNet() {
 class TestTrainParts : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  void hostAllocatorKeepsTensorsInTheHeap() {
+    // Every compute path calls configureTorchThreads first, which applies the allocator settings. With
+    // glibc's defaults a 64 MiB block is always mmapped (it is above the largest dynamic mmap threshold,
+    // 32 MiB), so mallinfo2's mmapped-bytes counter would grow by at least 64 MiB while the tensor lives.
+    ywb::configureTorchThreads(0);
+    const size_t before = mallinfo2().hblkhd;
+    at::Tensor big = at::empty({16 << 20}, at::kFloat);  // 64 MiB
+    big.fill_(1.0f);
+    const size_t during = mallinfo2().hblkhd;
+    QVERIFY2(during < before + (64u << 20),
+             qPrintable(QString("mmapped bytes %1 -> %2").arg(before).arg(during)));
+    QCOMPARE(big.sum().item<double>(), double(16 << 20));
+  }
+
   void lrFactorLinearAndCosine() {
     // Linear: (1 - e/E)(1 - lrf) + lrf with E=100, lrf=0.01: e=0 -> 1, e=50 -> 0.5*0.99+0.01 = 0.505, e=100
     // -> 0.01.

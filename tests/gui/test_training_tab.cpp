@@ -1,12 +1,16 @@
 // The Training dashboard driving the REAL engine: a short CPU run on a generated dataset, stopped after its
 // first epoch and resumed, with a GUI-thread stall probe, hyperparameters set through the Hyperparameters
 // tab, and a screenshot of every tab afterwards (saved under ${YW_BINARY_DIR}/screenshots/).
+#include <algorithm>
+
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 #include <QtTest>
 
@@ -31,34 +35,61 @@ using ywb::gui::MainWindow;
 
 namespace {
 
-// Measures the longest gap between ticks of a 5 ms timer on the GUI thread: a stall shows up as a gap.
+// Reads how long this thread has waited on a CPU run queue (ns), from /proc/thread-self/schedstat (second
+// field); -1 where the kernel does not provide it.
+qint64 runQueueWaitNs() {
+  QFile f("/proc/thread-self/schedstat");
+  if (!f.open(QIODevice::ReadOnly)) return -1;
+  const QList<QByteArray> fields = f.readAll().simplified().split(' ');
+  bool ok = false;
+  const qint64 v = fields.size() >= 2 ? fields[1].toLongLong(&ok) : -1;
+  return ok ? v : -1;
+}
+
+// Measures the gaps between ticks of a 5 ms timer on the GUI thread. A gap has two possible causes: the
+// GUI thread was busy or blocked (our bug: a stall), or it was ready but the OS ran other threads (the
+// trainer keeps both cores of a 2-core CI machine busy). The kernel's run-queue wait accounting separates
+// them: stall = gap - time spent waiting for a CPU during the gap.
 class StallProbe : public QObject {
  public:
   StallProbe() {
     timer_.setInterval(5);
     connect(&timer_, &QTimer::timeout, this, [this] {
       const qint64 ns = clock_.nsecsElapsed();
+      const qint64 wait = runQueueWaitNs();
       if (last_ >= 0) {
         const double gap_ms = double(ns - last_) / 1e6;
-        max_ms_ = std::max(max_ms_, gap_ms);
-        if (gap_ms > 50) ++over_50_;
+        const double queued_ms = wait >= 0 && last_wait_ >= 0 ? double(wait - last_wait_) / 1e6 : 0.0;
+        const double stall_ms = std::max(0.0, gap_ms - queued_ms);
+        max_gap_ms_ = std::max(max_gap_ms_, gap_ms);
+        if (stall_ms > max_stall_ms_) {
+          max_stall_ms_ = stall_ms;
+          max_at_ms_ = double(last_) / 1e6;
+        }
+        if (gap_ms > 50) ++gaps_over_50_;
         ++ticks_;
       }
       last_ = ns;
+      last_wait_ = wait;
     });
+    accounting_ = runQueueWaitNs() >= 0;
     clock_.start();
     timer_.start();
   }
-  double maxMs() const { return max_ms_; }
-  int over50() const { return over_50_; }
+  double maxStallMs() const { return max_stall_ms_; }
+  double maxGapMs() const { return max_gap_ms_; }
+  double maxAtMs() const { return max_at_ms_; }  // when the longest stall began, ms after the probe started
+  int gapsOver50() const { return gaps_over_50_; }
   int ticks() const { return ticks_; }
+  bool accounting() const { return accounting_; }
 
  private:
   QTimer timer_;
   QElapsedTimer clock_;
-  qint64 last_ = -1;
-  double max_ms_ = 0;
-  int over_50_ = 0, ticks_ = 0;
+  qint64 last_ = -1, last_wait_ = -1;
+  double max_gap_ms_ = 0, max_stall_ms_ = 0, max_at_ms_ = 0;
+  int gaps_over_50_ = 0, ticks_ = 0;
+  bool accounting_ = false;
 };
 
 }  // namespace
@@ -78,6 +109,15 @@ class TestTrainingTab : public QObject {
     o.workers = 2;
     data_ = QString::fromStdString(ywb::synthesizeDataset(o).data_yaml);
     QVERIFY(QFileInfo::exists(data_));
+  }
+
+  void probeSeesABlockedGuiThread() {
+    // The probe itself must be able to fail: block the GUI thread for 80 ms (sleeping, so no run-queue
+    // wait is involved) and it must report a stall of at least ~80 ms.
+    StallProbe probe;
+    QTimer::singleShot(30, [] { QThread::msleep(80); });
+    QTest::qWait(200);
+    QVERIFY2(probe.maxStallMs() >= 75.0, qPrintable(QString("probe saw %1 ms").arg(probe.maxStallMs())));
   }
 
   void runStopResumeAndScreenshots() {
@@ -141,12 +181,19 @@ class TestTrainingTab : public QObject {
       QVERIFY2(tab->phasesSeen().contains(p), p);
     QVERIFY(tab->phaseLabel()->text().startsWith("finished"));
 
-    qInfo("GUI-thread stall probe: %d ticks, longest gap %.1f ms, gaps over 50 ms: %d", probe.ticks(),
-          probe.maxMs(), probe.over50());
+    qInfo(
+        "GUI-thread stall probe: %d ticks; longest stall %.1f ms (at %.0f ms); longest raw gap %.1f ms, raw "
+        "gaps over 50 ms: %d; run-queue accounting %s",
+        probe.ticks(), probe.maxStallMs(), probe.maxAtMs(), probe.maxGapMs(), probe.gapsOver50(),
+        probe.accounting() ? "on" : "unavailable (raw gaps count as stalls)");
     // The probe must have sampled the run (a 5 ms timer; on an idle machine the whole tiny run can take well
     // under a second, so only ask for a handful of ticks).
     QVERIFY(probe.ticks() > 10);
-    QVERIFY2(probe.maxMs() < 50.0, qPrintable(QString("longest GUI-thread gap %1 ms").arg(probe.maxMs())));
+    // The bar: no GUI-thread stall over 50 ms while a run is active. Time the GUI thread spent
+    // waiting for a CPU is excluded (CI once saw a single raw 75 ms gap on a fully loaded 2-core machine);
+    // time it spent computing or blocked on the engine is not.
+    QVERIFY2(probe.maxStallMs() < 50.0,
+             qPrintable(QString("longest GUI-thread stall %1 ms").arg(probe.maxStallMs())));
 
     // The other tabs, fed by the run: dataset scan, augmentation preview, predictions, feature maps, runs.
     auto* ds = w.dataset();

@@ -13,7 +13,9 @@
 #include "core/threads.h"
 #include "core/torch_compat.h"
 #include "loss/detection_loss.h"
+#include "model/channels_last.h"
 #include "model/detection_model.h"
+#include "train/foreach_sgd.h"
 
 namespace ywb {
 namespace {
@@ -69,14 +71,15 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     model::DetectionModel m = model::buildModel(o.model, o.nc);
     m->to(dev);
     m->train();
+    if (o.channels_last) model::toChannelsLast(*m);
     for (const auto& p : m->parameters()) r.parameters += p.numel();
     std::vector<at::Tensor> params;
     for (const auto& p : m->parameters())
       if (p.requires_grad()) params.push_back(p);
-    torch::optim::SGD opt(params,
-                          torch::optim::SGDOptions(0.01).momentum(0.937).nesterov(true).weight_decay(5e-4));
+    ForeachSGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.937).nesterov(true).weight_decay(5e-4));
     const loss::DetectionLoss criterion(m);
-    const at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
+    at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
+    if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
     const bool amp = o.amp && dev.is_cuda();
     auto sync = [&] {
@@ -135,13 +138,14 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
 
 std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r) {
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s%s  (%d steps after %d warm-up, medians)\n"
-                "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms\n"
-                "  total     %9.1f ms   %.2f images/s\n",
-                o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(),
-                o.amp ? " amp" : "", o.iters, o.warmup, r.forward_ms, r.loss_ms, r.backward_ms, r.step_ms,
-                r.total_ms, r.images_per_s);
+  std::snprintf(
+      buf, sizeof buf,
+      "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s%s%s  (%d steps after %d warm-up, medians)\n"
+      "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms\n"
+      "  total     %9.1f ms   %.2f images/s\n",
+      o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(), o.amp ? " amp" : "",
+      o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms, r.loss_ms, r.backward_ms,
+      r.step_ms, r.total_ms, r.images_per_s);
   return buf;
 }
 

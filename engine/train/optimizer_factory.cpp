@@ -1,5 +1,7 @@
 #include "train/optimizer_factory.h"
 
+#include "train/foreach_sgd.h"
+
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
@@ -67,7 +69,7 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const ParamGroups& g, con
     groups.emplace_back(g.biases, make(0.0));
     groups.emplace_back(g.weights, make(decay));
     groups.emplace_back(g.bn_weights, make(0.0));
-    return std::make_unique<torch::optim::SGD>(groups, torch::optim::SGDOptions(c.lr));
+    return std::make_unique<ForeachSGD>(groups, torch::optim::SGDOptions(c.lr));
   }
   auto make = [&](double wd) {
     return std::make_unique<torch::optim::AdamWOptions>(

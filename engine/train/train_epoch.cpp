@@ -26,7 +26,9 @@ void optimizerStep(TrainSession& s) {
   s.scaler->step(*s.optimizer);
   s.scaler->update();
   s.optimizer->zero_grad();
+  if (s.profiler) s.profiler->mark(StepSegment::Optimizer);
   s.ema->update(*s.model);
+  if (s.profiler) s.profiler->mark(StepSegment::Ema);
 }
 
 void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
@@ -78,6 +80,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       return false;
     }
     const auto t0 = Clock::now();
+    StepProfiler* prof = s.profiler;
+    if (prof) prof->beginStep(batch.wait_seconds);
     const int64_t ni = i + nb * epoch;
     const bool warm = s.warmup_iters > 0 && ni <= s.warmup_iters;
     if (warm != in_warmup || i == 0) {
@@ -89,6 +93,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     simulateOutOfMemory(batch.images.size(0));
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
+    if (prof) prof->mark(StepSegment::Transfer);
     std::vector<at::Tensor> feats;
     if (s.autocast) {
       compat::setAutocast(s.device.type(), true, s.amp_dtype);
@@ -104,9 +109,12 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     } else {
       feats = s.model->forward(x);
     }
+    if (prof) prof->mark(StepSegment::Forward);
     const loss::LossResult lr = (*s.loss)(feats, targets);
+    if (prof) prof->mark(StepSegment::Loss);
     s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
     if (s.dist) distAfterBackward(s, epoch, i);
+    if (prof) prof->mark(StepSegment::Backward);
     if (ni - s.last_opt_step >= s.accumulate) {
       optimizerStep(s);
       s.last_opt_step = ni;
@@ -138,7 +146,12 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.eta_s = per_batch * double(nb * s.epochs - ni - 1);
       s.observer->onStep(m);
     }
-    if (!s.dist && s.stop && s.stop->load()) return false;  // distributed: agreed at the next step
+    if (prof) {
+      prof->mark(StepSegment::Log);
+      prof->endStep(batch.images.size(0));
+    }
+    if (!s.dist && s.stop && s.stop->load()) return false;         // distributed: agreed at the next step
+    if (s.step_limit > 0 && ++s.steps_run >= s.step_limit) break;  // benchmark: enough steps
   }
   at::Tensor l = mean_loss.to(at::kCPU);
   for (int k = 0; k < 3; ++k) {

@@ -18,6 +18,7 @@ struct ModelBenchOptions {
   std::string loss = "yolo";   ///< "yolo" (the v8 detection loss) or "mse" (mean of squared outputs, for
                                ///< comparison with a framework script that has no YOLO loss)
   bool amp = false;            ///< float16 autocast on CUDA
+  bool channels_last = false;  ///< NHWC weights and input (memory format experiment)
   uint64_t seed = 0;
 };
 

@@ -1,0 +1,57 @@
+// Training benchmarks with the real data loader: `ywb bench train` (a number of full training steps with a
+// per-segment time split) and `ywb bench epoch` (whole epochs through the Trainer, incl. validation and
+// checkpoints, in a temporary run folder). Same code on CPU and GPU. Torch-free.
+// Thread rules: blocking calls; they use the process-wide LibTorch thread pool.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ywb/train_args.h"
+
+namespace ywb {
+
+struct TrainBenchOptions {
+  TrainArgs args;           ///< data, model, imgsz, batch, device, workers, amp, ... as for `ywb train`
+  int warmup = 3;           ///< bench train: untimed steps first
+  int steps = 10;           ///< bench train: timed steps
+  bool epoch_mode = false;  ///< bench epoch: run args.epochs whole epochs through the Trainer
+};
+
+/// Mean time per training step spent in one segment.
+struct StepSegmentTime {
+  std::string name;  ///< data_wait, h2d, forward, loss, backward, optimizer, ema, log_sync
+  double ms = 0;
+};
+
+struct TrainBenchResult {
+  std::string mode;  ///< "train" or "epoch"
+  std::string device;
+  int threads = 0;
+  int batch = 0, imgsz = 0, workers = 0;
+  std::string amp;  ///< what the AMP check decided
+  // bench train
+  int steps = 0;
+  std::vector<StepSegmentTime> split;  ///< mean ms per step, in step order
+  double step_ms = 0;                  ///< mean wall time of a step incl. its data wait
+  double images_per_s = 0;             ///< images / total step time (incl. data wait)
+  double compute_images_per_s = 0;     ///< images / step time without the data wait
+  double data_wait_share = 0;          ///< data wait / step time
+  // bench epoch
+  int epochs = 0;
+  double setup_s = 0, train_s = 0, val_s = 0, save_s = 0, total_s = 0;
+  double train_images_per_s = 0;  ///< the Trainer's own average
+  double map50 = 0, map = 0;      ///< COCO-exact, last epoch
+  // both
+  int64_t peak_rss = 0;          ///< bytes, whole process (VmHWM)
+  int64_t peak_device_mem = -1;  ///< bytes used on the training GPU (NVML, whole device); -1 on CPU
+  double gpu_util = -1;          ///< mean NVML utilisation of the training GPU while timed; -1 on CPU
+};
+
+/// Runs the benchmark. Throws ywb::Error on bad options or data.
+TrainBenchResult benchTrain(const TrainBenchOptions& options);
+
+std::string trainBenchText(const TrainBenchResult& result);
+std::string trainBenchJson(const TrainBenchResult& result);
+
+}  // namespace ywb

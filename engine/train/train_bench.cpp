@@ -1,0 +1,295 @@
+// `ywb bench train` and `ywb bench epoch`: the real trainer's step and epoch, timed.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "core/threads.h"
+#include "train/device.h"
+#include "train/train_session.h"
+#include "ywb/system_monitor.h"
+#include "ywb/train_bench.h"
+#include "ywb/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+int64_t peakRss() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return int64_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// Samples the training GPU (NVML) every 100 ms on its own thread while the timed part runs.
+class GpuSampler {
+ public:
+  explicit GpuSampler(int gpu_index) : gpu_(gpu_index) {
+    if (gpu_ < 0) return;
+    thread_ = std::thread([this] {
+      SystemMonitor mon;
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!done_) {
+        lock.unlock();
+        const SystemSample smp = mon.sample();
+        lock.lock();
+        for (const auto& g : smp.gpus) {
+          if (g.index != gpu_) continue;
+          if (g.mem_used >= 0) peak_mem_ = std::max(peak_mem_, g.mem_used);
+          if (g.util_gpu >= 0) {
+            util_sum_ += g.util_gpu;
+            ++util_n_;
+          }
+        }
+        cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; });
+      }
+    });
+  }
+  ~GpuSampler() { finish(); }
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  int64_t peakMem() const { return peak_mem_; }
+  double meanUtil() const { return util_n_ ? util_sum_ / util_n_ : -1.0; }
+
+ private:
+  int gpu_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  int64_t peak_mem_ = -1;
+  double util_sum_ = 0;
+  int util_n_ = 0;
+};
+
+void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
+  if (o.steps < 1 || o.warmup < 0) fail("steps must be >= 1 and warmup >= 0");
+  TrainSession s;
+  s.args = o.args;
+  std::atomic<bool> stop{false}, pause{false};
+  s.stop = &stop;
+  s.pause = &pause;
+  setupSession(s, nullptr);  // writes nothing: no run folder
+  r.device = s.device.str();
+  r.amp = s.amp_note;
+  r.threads = configureTorchThreads(s.args.threads);
+  StepProfiler prof(s.device);
+  s.profiler = &prof;
+  s.step_limit = o.warmup + o.steps;
+  GpuSampler gpu(s.device.is_cuda() ? int(s.device.index() < 0 ? 0 : s.device.index()) : -1);
+  double tloss[3], lr[3];
+  for (int epoch = 0; s.steps_run < s.step_limit; ++epoch) {
+    const int64_t before = s.steps_run;
+    trainEpoch(s, epoch, tloss, lr);
+    if (s.steps_run == before) fail("the training split yields no batches");
+  }
+  gpu.finish();
+  StepProfiler::Split sum{};
+  int64_t images = 0;
+  for (size_t i = size_t(o.warmup); i < prof.steps().size(); ++i) {
+    for (int k = 0; k < StepProfiler::kSegments; ++k) sum[size_t(k)] += prof.steps()[i][size_t(k)];
+    images += prof.images()[i];
+  }
+  r.steps = int(prof.steps().size()) - o.warmup;
+  double total = 0;
+  for (int k = 0; k < StepProfiler::kSegments; ++k) {
+    r.split.push_back({stepSegmentName(StepSegment(k)), 1000.0 * sum[size_t(k)] / r.steps});
+    total += sum[size_t(k)];
+  }
+  const double wait = sum[size_t(StepSegment::DataWait)];
+  r.step_ms = 1000.0 * total / r.steps;
+  r.images_per_s = double(images) / std::max(1e-9, total);
+  r.compute_images_per_s = double(images) / std::max(1e-9, total - wait);
+  r.data_wait_share = wait / std::max(1e-9, total);
+  r.peak_device_mem = gpu.peakMem();
+  r.gpu_util = gpu.meanUtil();
+}
+
+// Splits an epoch run's wall time by the phase the trainer reported.
+class PhaseClock : public TrainObserver {
+ public:
+  void onPhase(TrainPhase p, const std::string&) override {
+    const auto now = std::chrono::steady_clock::now();
+    charge(std::chrono::duration<double>(now - since_).count());
+    since_ = now;
+    current_ = p;
+  }
+  void onEpoch(const EpochMetrics& m) override { last_ = m; }
+  void charge(double seconds) {
+    switch (current_) {
+      case TrainPhase::Warmup:
+      case TrainPhase::Training:
+      case TrainPhase::CloseMosaic:
+        train += seconds;
+        break;
+      case TrainPhase::Validating:
+        val += seconds;
+        break;
+      case TrainPhase::Saving:
+        save += seconds;
+        break;
+      default:
+        setup += seconds;
+    }
+  }
+  double setup = 0, train = 0, val = 0, save = 0;
+  EpochMetrics last_;
+
+ private:
+  TrainPhase current_ = TrainPhase::Scanning;
+  std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
+};
+
+void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
+  TrainArgs a = o.args;
+  if (a.epochs < 1) fail("epochs must be >= 1");
+  const fs::path tmp = fs::temp_directory_path() / ("ywb-bench-epoch-" + std::to_string(::getpid()));
+  a.project = tmp.string();
+  a.name = "bench";
+  a.exist_ok = true;
+  a.resume.clear();
+  const auto t0 = std::chrono::steady_clock::now();
+  PhaseClock clock;
+  TrainSummary sum;
+  const at::Device dev = pickDevice(a.device);
+  GpuSampler gpu(dev.is_cuda() ? std::max<int>(0, dev.index()) : -1);
+  {
+    Trainer trainer(a);
+    trainer.setObserver(&clock);
+    try {
+      sum = trainer.run();
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+      throw;
+    }
+  }
+  gpu.finish();
+  r.peak_device_mem = gpu.peakMem();
+  r.gpu_util = gpu.meanUtil();
+  clock.onPhase(TrainPhase::Finished, "");
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  r.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.epochs = sum.epochs_completed;
+  r.setup_s = clock.setup;
+  r.train_s = clock.train;
+  r.val_s = clock.val;
+  r.save_s = clock.save;
+  r.train_images_per_s = sum.images_per_s;
+  r.map50 = clock.last_.map50;
+  r.map = clock.last_.map;
+  r.amp = sum.amp;
+  r.threads = configureTorchThreads(a.threads);
+  r.device = dev.str();
+}
+
+std::string mib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f MiB", double(bytes) / (1 << 20));
+  return buf;
+}
+
+}  // namespace
+
+TrainBenchResult benchTrain(const TrainBenchOptions& o) {
+  return guarded(o.epoch_mode ? "bench epoch" : "bench train", [&] {
+    TrainBenchResult r;
+    r.mode = o.epoch_mode ? "epoch" : "train";
+    TrainArgs a = o.args;
+    a.validate();
+    TrainBenchOptions opt = o;
+    opt.args = a;
+    r.batch = a.batch;
+    r.imgsz = a.imgsz;
+    r.workers = a.workers;
+    if (o.epoch_mode) {
+      benchEpochs(opt, r);
+    } else {
+      benchSteps(opt, r);
+    }
+    r.peak_rss = peakRss();
+    return r;
+  });
+}
+
+std::string trainBenchText(const TrainBenchResult& r) {
+  std::ostringstream os;
+  char line[160];
+  os << "bench " << r.mode << ": device=" << r.device << " threads=" << r.threads << " batch=" << r.batch
+     << " imgsz=" << r.imgsz << " workers=" << r.workers << " amp=" << r.amp << "\n";
+  if (r.mode == "train") {
+    os << "mean per step over " << r.steps << " timed steps (device synchronised at each boundary):\n";
+    for (const auto& seg : r.split) {
+      std::snprintf(line, sizeof(line), "  %-10s %9.1f ms %5.1f%%\n", seg.name.c_str(), seg.ms,
+                    100.0 * seg.ms / std::max(1e-9, r.step_ms));
+      os << line;
+    }
+    std::snprintf(line, sizeof(line),
+                  "  %-10s %9.1f ms\nimages/s %.1f (compute only %.1f); data wait %.1f%% of the step\n",
+                  "step", r.step_ms, r.images_per_s, r.compute_images_per_s, 100.0 * r.data_wait_share);
+    os << line;
+  } else {
+    std::snprintf(line, sizeof(line),
+                  "%d epoch(s) in %.1f s: setup %.1f s, training %.1f s, validation %.1f s, saving %.1f s\n"
+                  "training images/s %.1f; COCO-exact mAP50 %.4f, mAP50-95 %.4f (last epoch)\n",
+                  r.epochs, r.total_s, r.setup_s, r.train_s, r.val_s, r.save_s, r.train_images_per_s, r.map50,
+                  r.map);
+    os << line;
+  }
+  os << "peak RSS " << mib(r.peak_rss);
+  if (r.peak_device_mem >= 0) os << ", peak GPU memory " << mib(r.peak_device_mem) << " (NVML, whole device)";
+  if (r.gpu_util >= 0) {
+    std::snprintf(line, sizeof(line), ", GPU utilisation %.0f%% (NVML mean)", r.gpu_util);
+    os << line;
+  }
+  os << "\n";
+  return os.str();
+}
+
+std::string trainBenchJson(const TrainBenchResult& r) {
+  nlohmann::json split = nlohmann::json::object();
+  for (const auto& seg : r.split) split[seg.name + "_ms"] = seg.ms;
+  nlohmann::json j = {
+      {"mode", r.mode},        {"device", r.device},     {"threads", r.threads},
+      {"batch", r.batch},      {"imgsz", r.imgsz},       {"workers", r.workers},
+      {"amp", r.amp},          {"peak_rss", r.peak_rss}, {"peak_device_mem", r.peak_device_mem},
+      {"gpu_util", r.gpu_util}};
+  if (r.mode == "train") {
+    j.update({{"steps", r.steps},
+              {"split", split},
+              {"step_ms", r.step_ms},
+              {"images_per_s", r.images_per_s},
+              {"compute_images_per_s", r.compute_images_per_s},
+              {"data_wait_share", r.data_wait_share}});
+  } else {
+    j.update({{"epochs", r.epochs},
+              {"setup_s", r.setup_s},
+              {"train_s", r.train_s},
+              {"val_s", r.val_s},
+              {"save_s", r.save_s},
+              {"total_s", r.total_s},
+              {"train_images_per_s", r.train_images_per_s},
+              {"mAP50", r.map50},
+              {"mAP50-95", r.map}});
+  }
+  return j.dump();
+}
+
+}  // namespace ywb

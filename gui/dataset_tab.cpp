@@ -1,12 +1,14 @@
 #include "dataset_tab.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
 #include <QSettings>
@@ -18,6 +20,7 @@
 #include "box_image_view.h"
 #include "dataset_files.h"
 #include "metric_chart.h"
+#include "ywb/dataset_yaml.h"
 
 namespace ywb::gui {
 
@@ -35,6 +38,11 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
   auto* open = new QPushButton(tr("Open data.yaml..."), this);
+  auto* create = new QPushButton(tr("Create from folder..."), this);
+  create->setObjectName("createDatasetButton");
+  create->setToolTip(
+      tr("Write a data.yaml for a folder of images and YOLO labels (images/train + images/val, "
+         "train/images + val/images, or one images/ folder split 9:1) and open it"));
   recent_ = new QComboBox(this);
   recent_->setObjectName("recentDatasets");
   recent_->setMinimumWidth(360);
@@ -45,12 +53,14 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel(tr("No dataset open."), this);
   summary_->setObjectName("datasetSummary");
   bar->addWidget(open);
+  bar->addWidget(create);
   bar->addWidget(recent_);
   bar->addWidget(rescan);
   bar->addWidget(summary_, 1);
   layout->addLayout(bar);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName("datasetSplitter");
   report_ = new QTreeWidget(split);
   report_->setObjectName("scanReport");
   report_->setHeaderLabels({tr("Item"), tr("Value")});
@@ -72,6 +82,7 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   cl->addWidget(histogram_);
   cl->addWidget(scatter_);
   auto* browser = new QSplitter(Qt::Vertical, split);
+  browser->setObjectName("datasetBrowserSplitter");
   images_ = new QListWidget(browser);
   images_->setObjectName("imageList");
   viewer_ = new BoxImageView(browser);
@@ -88,6 +99,7 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
 
   connect(open, &QPushButton::clicked, this, &DatasetTab::chooseDataset);
+  connect(create, &QPushButton::clicked, this, &DatasetTab::chooseFolder);
   connect(recent_, &QComboBox::activated, this, [this](int i) { openDataset(recent_->itemText(i)); });
   connect(rescan, &QPushButton::clicked, this, [this] {
     if (!yaml_.isEmpty()) openDataset(yaml_);
@@ -107,6 +119,64 @@ void DatasetTab::chooseDataset() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open dataset"), QString(), tr("Dataset YAML (*.yaml *.yml)"));
   if (!path.isEmpty()) openDataset(path);
+}
+
+void DatasetTab::chooseFolder() {
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Dataset folder (images and labels)"), QString());
+  if (folder.isEmpty()) return;
+  bool overwrite = false;
+  const QString existing = QDir(folder).filePath("data.yaml");
+  if (QFileInfo::exists(existing)) {
+    QMessageBox box(
+        QMessageBox::Question, tr("data.yaml exists"),
+        tr("%1 already exists. Open it, or replace it with one written from the folder?").arg(existing),
+        QMessageBox::Cancel, this);
+    QPushButton* open = box.addButton(tr("Open it"), QMessageBox::AcceptRole);
+    QPushButton* replace = box.addButton(tr("Replace it"), QMessageBox::DestructiveRole);
+    box.exec();
+    if (box.clickedButton() == open) return openDataset(existing);
+    if (box.clickedButton() != replace) return;
+    overwrite = true;
+  }
+  createFromFolder(folder, overwrite);
+}
+
+void DatasetTab::createFromFolder(const QString& folder, bool overwrite, const QStringList& names) {
+  summary_->setText(tr("Looking for images and labels in %1 ...").arg(folder));
+  ywb::DatasetInitOptions o;
+  o.folder = folder.toStdString();
+  o.overwrite = overwrite;
+  for (const QString& n : names) o.names.push_back(n.toStdString());
+  QPointer<DatasetTab> self(this);
+  // Reading every label file of a large dataset takes a while: off the GUI thread.
+  QThread* t = QThread::create([self, o] {
+    QString yaml, text, error;
+    try {
+      const ywb::DatasetInitReport r = ywb::initDatasetYaml(o);
+      yaml = QString::fromStdString(r.data_yaml);
+      text = QString::fromStdString(ywb::datasetInitText(r)).trimmed();
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(
+        self,
+        [self, yaml, text, error] {
+          if (!self) return;
+          if (!error.isEmpty()) {
+            self->summary_->setText(tr("Could not create a data.yaml: %1").arg(error));
+            Q_EMIT self->logLine(self->summary_->text());
+            Q_EMIT self->datasetCreated(false, error);
+            return;
+          }
+          for (const QString& line : text.split('\n')) Q_EMIT self->logLine(line);
+          Q_EMIT self->datasetCreated(true, yaml);
+          self->openDataset(yaml);
+        },
+        Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
 }
 
 void DatasetTab::rememberRecent(const QString& yaml) {

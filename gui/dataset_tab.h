@@ -1,7 +1,7 @@
-// The Dataset tab: open a data.yaml (recent ones remembered), the scan report with every problem
-// (double-click opens the image), the class histogram, a box width/height scatter and an image browser with
-// ground-truth boxes. Thread rules: GUI thread; the scan and the label statistics run on a worker thread and
-// report back queued.
+// The Dataset tab: open a data.yaml (recent ones remembered) or create one from a folder, the scan report
+// with every problem (double-click opens the image), the class histogram, a box width/height scatter and an
+// image browser with ground-truth boxes. Thread rules: GUI thread; the scan and the label statistics run on a
+// worker thread and report back queued.
 #pragma once
 #include <QStringList>
 #include <QWidget>
@@ -24,6 +24,9 @@ class DatasetTab : public QWidget {
   explicit DatasetTab(QWidget* parent = nullptr);
   /// Opens and scans a data.yaml (asynchronously; datasetScanned follows).
   void openDataset(const QString& yaml);
+  /// Writes a data.yaml for a folder of images and labels (off the GUI thread; see ywb::initDatasetYaml),
+  /// then opens it. datasetCreated follows, then datasetScanned when it worked.
+  void createFromFolder(const QString& folder, bool overwrite = false, const QStringList& names = {});
   QString dataYaml() const { return yaml_; }
   /// Shows one image of the dataset with its ground-truth boxes.
   void showImage(const QString& path);
@@ -33,12 +36,15 @@ class DatasetTab : public QWidget {
 
  Q_SIGNALS:
   void datasetOpened(const QString& yaml);
+  /// After createFromFolder: ok with the data.yaml path, or not ok with the engine's message.
+  void datasetCreated(bool ok, const QString& yaml_or_error);
   void datasetScanned(bool ok);
   void logLine(const QString& line);
 
  private:
   struct Scan;
   void chooseDataset();
+  void chooseFolder();
   void showScan(const Scan& scan);
   void rememberRecent(const QString& yaml);
 

@@ -79,6 +79,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   status_->setObjectName("fmStatus");
   layout->addWidget(status_);
   auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName("featureMapsSplitter");
   view_ = new QLabel(split);
   view_->setObjectName("fmView");
   view_->setAlignment(Qt::AlignCenter);

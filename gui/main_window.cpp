@@ -8,6 +8,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -140,12 +141,24 @@ void MainWindow::restoreLayout() {
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
+  // Every named splitter of the tabs (datasetSplitter, trainingSplitter, ...) keeps its handle positions.
+  for (QSplitter* s : findChildren<QSplitter*>()) {
+    if (s->objectName().isEmpty()) continue;
+    const QByteArray state = settings.value("splitters/" + s->objectName()).toByteArray();
+    if (!state.isEmpty()) s->restoreState(state);
+  }
 }
 
-void MainWindow::closeEvent(QCloseEvent* event) {
+void MainWindow::saveLayout() {
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
+  for (QSplitter* s : findChildren<QSplitter*>())
+    if (!s->objectName().isEmpty()) settings.setValue("splitters/" + s->objectName(), s->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveLayout();
   event->accept();
 }
 

@@ -34,6 +34,8 @@ class MainWindow : public QMainWindow {
   FeatureMapsTab* featureMaps() const { return features_; }
   PredictionsTab* predictions() const { return predictions_; }
   ExportTab* exporter() const { return export_; }
+  /// Remembers the window geometry, dock layout and splitter positions (QSettings); also done on close.
+  void saveLayout();
 
  protected:
   void closeEvent(QCloseEvent* event) override;

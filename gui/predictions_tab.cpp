@@ -62,6 +62,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   layout->addWidget(summary_);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName("predictionsSplitter");
   images_ = new QListWidget(split);
   images_->setObjectName("predImages");
   viewer_ = new BoxImageView(split);

@@ -57,6 +57,7 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   layout->addLayout(bar);
 
   auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName("runsSplitter");
   table_ = new QTableWidget(split);
   table_->setObjectName("runsTable");
   table_->setColumnCount(7);

@@ -79,6 +79,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   layout->addLayout(info);
 
   auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName("trainingSplitter");
   charts_host_ = new QWidget(split);
   buildCharts(charts_host_);
   log_ = new LogView(split);

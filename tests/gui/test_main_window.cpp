@@ -1,12 +1,22 @@
-// The real main window under the offscreen platform: tabs, docks, a live system chart, a screenshot.
+// The real main window under the offscreen platform: tabs, docks, a live system chart, a screenshot,
+// remembered splitter positions, and a data.yaml created from a folder through the Dataset tab.
 #include <qcustomplot.h>
 #include <QDir>
+#include <QLabel>
+#include <QListWidget>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
 
+#include "dataset_tab.h"
 #include "main_window.h"
 #include "system_panel.h"
+#include "training_tab.h"
+#include "ywb/synth.h"
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -38,6 +48,85 @@ class TestMainWindow : public QObject {
     const QString file = shots + "/main_window.png";
     QVERIFY(w.grab().save(file));
     QVERIFY(QFileInfo(file).size() > 10000);
+  }
+
+  void splitterPositionsAreRemembered() {
+    QSettings().clear();
+    QList<int> saved;
+    {
+      ywb::gui::MainWindow w;
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.tabs()->setCurrentWidget(w.training());  // a hidden tab's splitter has no size yet
+      QCoreApplication::processEvents();
+      auto* split = w.findChild<QSplitter*>("trainingSplitter");
+      QVERIFY(split);
+      QCOMPARE(split->count(), 2);  // charts over the log
+      const int total = split->sizes()[0] + split->sizes()[1];
+      QVERIFY(total > 200);
+      // Move the handle away from the default 5:1 stretch: the log gets a quarter of the height (the charts
+      // keep their minimum height).
+      split->setSizes({total - total / 4, total / 4});
+      saved = split->sizes();
+      QVERIFY2(std::abs(saved[1] - total / 4) <= 1,
+               qPrintable(QString("%1 / %2 of %3").arg(saved[0]).arg(saved[1]).arg(total)));
+      QVERIFY(w.close());  // closing stores the layout, like the user quitting
+    }
+    ywb::gui::MainWindow again;
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    again.tabs()->setCurrentWidget(again.training());
+    QCoreApplication::processEvents();
+    auto* split = again.findChild<QSplitter*>("trainingSplitter");
+    QVERIFY(split);
+    QCOMPARE(split->sizes(), saved);
+    QSettings().clear();
+    ywb::gui::MainWindow fresh;  // without settings: the default stretch (charts 5 : log 1) again
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    fresh.tabs()->setCurrentWidget(fresh.training());
+    QCoreApplication::processEvents();
+    const QList<int> d = fresh.findChild<QSplitter*>("trainingSplitter")->sizes();
+    QVERIFY2(d[0] > 3 * d[1], qPrintable(QString("%1 / %2").arg(d[0]).arg(d[1])));
+  }
+
+  void datasetCreatedFromAFolder() {
+    // A generated dataset whose data.yaml is removed: the Dataset tab writes a new one through the engine
+    // (ywb::initDatasetYaml, off the GUI thread) and opens and scans it.
+    QTemporaryDir tmp;
+    ywb::SynthOptions o;
+    o.out = (tmp.path() + "/shapes").toStdString();
+    o.train = 6;
+    o.val = 2;
+    o.imgsz = 64;
+    o.workers = 2;
+    ywb::synthesizeDataset(o);
+    const QString folder = QString::fromStdString(o.out);
+    QVERIFY(QFile::remove(folder + "/data.yaml"));
+    ywb::gui::MainWindow w;
+    auto* ds = w.dataset();
+    QSignalSpy created(ds, &ywb::gui::DatasetTab::datasetCreated);
+    QSignalSpy scanned(ds, &ywb::gui::DatasetTab::datasetScanned);
+    ds->createFromFolder(folder);
+    QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 30000);
+    QCOMPARE(created.count(), 1);
+    QVERIFY(created.first().at(0).toBool());
+    QCOMPARE(created.first().at(1).toString(), folder + "/data.yaml");
+    QVERIFY(scanned.first().first().toBool());
+    QCOMPARE(ds->dataYaml(), folder + "/data.yaml");
+    QCOMPARE(ds->images()->count(), 6);  // the train split
+
+    // A second time: the data.yaml exists now and is not replaced without asking.
+    ds->createFromFolder(folder);
+    QTRY_VERIFY_WITH_TIMEOUT(created.count() == 2, 30000);
+    QVERIFY(!created.last().at(0).toBool());
+    QVERIFY(created.last().at(1).toString().contains("already exists"));
+    // An empty folder: the engine's message reaches the user.
+    QVERIFY(QDir(tmp.path()).mkdir("empty"));
+    ds->createFromFolder(tmp.path() + "/empty");
+    QTRY_VERIFY_WITH_TIMEOUT(created.count() == 3, 30000);
+    QVERIFY(created.last().at(1).toString().contains("no images"));
+    QVERIFY(ds->findChild<QLabel*>("datasetSummary")->text().contains("no images"));
   }
 };
 

@@ -1,6 +1,4 @@
 // One training epoch (warmup, autocast, loss scaling, accumulation, clipping, EMA) and checkpoint saving.
-#include <torch/nn/utils/clip_grad.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include "core/torch_compat.h"
 #include "dist/dist_training.h"
 #include "train/checkpoint.h"
+#include "train/grad_clip.h"
 #include "train/lr_schedule.h"
 #include "train/train_session.h"
 #include "ywb/version.h"
@@ -22,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 void optimizerStep(TrainSession& s) {
   s.scaler->unscale(*s.optimizer);
-  torch::nn::utils::clip_grad_norm_(s.model->parameters(), 10.0);
+  clipGradNorm(s.model->parameters(), 10.0);  // no host sync (LibTorch's version returns a double)
   s.scaler->step(*s.optimizer);
   s.scaler->update();
   s.optimizer->zero_grad();

@@ -1,5 +1,6 @@
 // Unit tests of the trainer's arithmetic: LR schedule and warmup, accumulation, parameter groups, the
 // `auto` optimizer rule, EMA, the loss scaler, run folders and results.csv, and training arguments.
+#include <torch/nn/utils/clip_grad.h>
 #include <torch/torch.h>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/threads.h"
 #include "train/foreach_sgd.h"
+#include "train/grad_clip.h"
 #include "train/grad_scaler.h"
 #include "train/lr_schedule.h"
 #include "train/model_ema.h"
@@ -97,6 +99,32 @@ class TestTrainParts : public QObject {
         QVERIFY2(at::equal(pa[i], pb[i]), qPrintable(QString("step %1 param %2").arg(step).arg(i)));
     }
     QCOMPARE(fe.state().size(), ref.state().size());
+  }
+
+  void gradClipMatchesLibTorch() {
+    // Reference: LibTorch's own clip_grad_norm_ on a copy of the same gradients; and by hand: gradients
+    // all 3.0 over 3*8*9 + 8 + 8 + 4*8 + 4 = 268 elements have norm 3*sqrt(268) = 49.11, clipped to 10.
+    torch::manual_seed(5);
+    for (const double scale : {0.01, 1.0, 100.0}) {  // below, near and above the max norm of 10
+      auto a = tinyNet(), b = tinyNet();
+      const auto pa = a->parameters(), pb = b->parameters();
+      for (size_t i = 0; i < pa.size(); ++i) {
+        const at::Tensor g = at::randn_like(pa[i]) * scale;
+        pa[i].mutable_grad() = g.clone();
+        pb[i].mutable_grad() = g.clone();
+      }
+      const double ref = torch::nn::utils::clip_grad_norm_(pa, 10.0);
+      const at::Tensor mine = ywb::clipGradNorm(pb, 10.0);
+      QVERIFY(std::abs(mine.item<double>() - ref) <= 1e-5 * ref);
+      for (size_t i = 0; i < pa.size(); ++i) QVERIFY(at::allclose(pa[i].grad(), pb[i].grad(), 1e-6, 1e-9));
+    }
+    auto n = tinyNet();
+    for (auto& p : n->parameters()) p.mutable_grad() = at::full_like(p, 3.0);
+    const double total = ywb::clipGradNorm(n->parameters(), 10.0).item<double>();
+    QVERIFY(std::abs(total - 3.0 * std::sqrt(268.0)) < 1e-4);
+    double after = 0;
+    for (auto& p : n->parameters()) after += p.grad().pow(2).sum().item<double>();
+    QVERIFY(std::abs(std::sqrt(after) - 10.0) < 1e-4);
   }
 
   void lrFactorLinearAndCosine() {

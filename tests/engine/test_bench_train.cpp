@@ -1,0 +1,117 @@
+// `ywb bench train` / `ywb bench epoch` in a tiny CPU configuration, so the benchmark suite never rots:
+// the numbers themselves are not asserted (they depend on the machine), their internal consistency is.
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "ywb/error.h"
+#include "ywb/synth.h"
+#include "ywb/train_bench.h"
+
+class TestBenchTrain : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    ywb::SynthOptions o;
+    o.out = (tmp_.path() + "/shapes").toStdString();
+    o.train = 12;
+    o.val = 4;
+    o.imgsz = 64;
+    o.workers = 2;
+    data_ = ywb::synthesizeDataset(o).data_yaml;
+  }
+
+  void stepSplitIsConsistent() {
+    ywb::TrainBenchOptions o;
+    o.args = tinyArgs();
+    o.warmup = 1;
+    o.steps = 4;  // 12 images / batch 4 = 3 batches per epoch: the timed steps cross an epoch boundary
+    const ywb::TrainBenchResult r = ywb::benchTrain(o);
+    QCOMPARE(r.mode, std::string("train"));
+    QCOMPARE(r.steps, 4);
+    QCOMPARE(r.device, std::string("cpu"));
+    // Eight segments in step order; they partition the step, so their sum is the step time.
+    const std::vector<std::string> names = {"data_wait", "h2d",       "forward", "loss",
+                                            "backward",  "optimizer", "ema",     "log_sync"};
+    QCOMPARE(r.split.size(), names.size());
+    double sum = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+      QCOMPARE(r.split[i].name, names[i]);
+      QVERIFY(r.split[i].ms >= 0);
+      sum += r.split[i].ms;
+    }
+    QVERIFY(std::abs(sum - r.step_ms) <= 1e-9 * r.step_ms);
+    QVERIFY(r.split[2].ms > 0 && r.split[4].ms > 0);  // a forward and a backward always run
+    // images/s = batch / step time (every step here has a full batch of 4).
+    QVERIFY(std::abs(r.images_per_s - 4 * 1000.0 / r.step_ms) <= 1e-6 * r.images_per_s);
+    QVERIFY(r.compute_images_per_s >= r.images_per_s);
+    QVERIFY(r.data_wait_share >= 0 && r.data_wait_share <= 1);
+    QVERIFY(r.peak_rss > 100 << 20);           // LibTorch alone maps more than 100 MiB
+    QCOMPARE(r.peak_device_mem, int64_t(-1));  // CPU: no GPU readings
+    QCOMPARE(r.gpu_util, -1.0);
+  }
+
+  void epochSplitAndCleanup() {
+    ywb::TrainBenchOptions o;
+    o.args = tinyArgs();
+    o.args.epochs = 1;
+    o.epoch_mode = true;
+    const ywb::TrainBenchResult r = ywb::benchTrain(o);
+    QCOMPARE(r.epochs, 1);
+    QVERIFY(r.train_s > 0 && r.val_s > 0 && r.save_s > 0 && r.setup_s > 0);
+    // The phases partition the run's wall time up to the few statements outside any phase.
+    const double parts = r.setup_s + r.train_s + r.val_s + r.save_s;
+    QVERIFY2(parts <= r.total_s + 1e-3 && parts >= 0.9 * r.total_s,
+             qPrintable(QString("phases %1 s of %2 s").arg(parts).arg(r.total_s)));
+    QVERIFY(r.train_images_per_s > 0);
+    QVERIFY(r.map50 >= 0 && r.map50 <= 1);
+    // The temporary run folder is gone.
+    const QString tmp =
+        QDir::tempPath() + "/ywb-bench-epoch-" + QString::number(QCoreApplication::applicationPid());
+    QVERIFY(!QFileInfo::exists(tmp));
+  }
+
+  void cliJsonAndBadInput() {
+    QProcess p;
+    p.start(YW_CLI_PATH, {"bench", "train", "data=" + QString::fromStdString(data_), "imgsz=64", "batch=4",
+                          "workers=1", "device=cpu", "amp=false", "steps=1", "warmup=0", "--json"});
+    QVERIFY(p.waitForFinished(300000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    QCOMPARE(j.value("mode").toString(), QString("train"));
+    QCOMPARE(j.value("steps").toInt(), 1);
+    QVERIFY(j.value("split").toObject().contains("forward_ms"));
+    // Unknown key and missing data: clear errors, non-zero exit.
+    p.start(YW_CLI_PATH, {"bench", "train", "data=" + QString::fromStdString(data_), "stpes=3"});
+    QVERIFY(p.waitForFinished(60000));
+    QVERIFY(p.exitCode() != 0);
+    QVERIFY(p.readAllStandardError().contains("stpes"));
+    ywb::TrainBenchOptions o;
+    o.args = tinyArgs();
+    o.args.data = (tmp_.path() + "/missing/data.yaml").toStdString();
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::benchTrain(o));
+  }
+
+ private:
+  ywb::TrainArgs tinyArgs() const {
+    ywb::TrainArgs a;
+    a.data = data_;
+    a.imgsz = 64;
+    a.batch = 4;
+    a.workers = 1;
+    a.amp = false;
+    a.device = "cpu";
+    a.warmup_epochs = 0;
+    return a;
+  }
+  QTemporaryDir tmp_;
+  std::string data_;
+};
+
+QTEST_GUILESS_MAIN(TestBenchTrain)
+#include "test_bench_train.moc"

@@ -130,6 +130,7 @@ void TrainArgs::validate() const {
       fail(spec.name, "=", v, ": expected one of ", list);
     }
   }
+  if (batch == 0) fail("batch=0: expected a positive batch size, or -1 for AutoBatch");
   if (imgsz % 32 != 0)
     fail("imgsz=", imgsz, " must be a multiple of the largest stride, 32 (try ", (imgsz + 31) / 32 * 32, ")");
 }

@@ -88,6 +88,7 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   setupSession(s, nullptr);  // writes nothing: no run folder
   r.device = s.device.str();
   r.amp = s.amp_note;
+  r.batch = s.args.batch;  // as resolved (AutoBatch)
   r.threads = configureTorchThreads(s.args.threads);
   StepProfiler prof(s.device);
   s.profiler = &prof;

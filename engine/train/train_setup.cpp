@@ -12,6 +12,8 @@
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "io/state_dict.h"
+#include "train/auto_batch.h"
+#include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
@@ -156,6 +158,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.model->train();
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
   s.loss = std::make_unique<loss::DetectionLoss>(s.model, loss::LossGains{a.box, a.cls, a.dfl});
+  if (a.batch < 0) {
+    if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
+    const AutoBatchResult ab = autoBatchFor(a.model, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda());
+    a.batch = ab.batch;
+    s.log(ab.note);
+  }
 
   LoaderOptions lo;
   lo.imgsz = a.imgsz;

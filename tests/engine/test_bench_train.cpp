@@ -56,6 +56,20 @@ class TestBenchTrain : public QObject {
     QCOMPARE(r.gpu_util, -1.0);
   }
 
+  void autoBatchOnCpuTakesTheDefault() {
+    // batch=-1 on a CPU: AutoBatch needs a GPU's memory readings, so the run uses 16 (as Ultralytics).
+    ywb::TrainBenchOptions o;
+    o.args = tinyArgs();
+    o.args.batch = -1;
+    o.warmup = 0;
+    o.steps = 1;
+    QCOMPARE(ywb::benchTrain(o).batch, 16);
+    ywb::TrainArgs bad = tinyArgs();
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, bad.set("batch", "-2"));
+    bad.batch = 0;
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, bad.validate());
+  }
+
   void epochSplitAndCleanup() {
     ywb::TrainBenchOptions o;
     o.args = tinyArgs();

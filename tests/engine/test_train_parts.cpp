@@ -10,7 +10,9 @@
 #include <malloc.h>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "core/threads.h"
+#include "train/auto_batch.h"
 #include "train/foreach_sgd.h"
 #include "train/grad_clip.h"
 #include "train/grad_scaler.h"
@@ -29,6 +31,25 @@ std::shared_ptr<torch::nn::SequentialImpl> tinyNet() {
       torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).bias(false)), torch::nn::BatchNorm2d(8),
       torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 4, 1).bias(true)));
 }
+
+// A GPU that cannot run here: memory = base + per_image * batch after a trial, out of memory above a size.
+class FakeGpu : public ywb::AutoBatchProbe {
+ public:
+  FakeGpu(int64_t total, int64_t base, int64_t per_image, int oom_from)
+      : total_(total), base_(base), per_image_(per_image), oom_from_(oom_from) {}
+  int64_t totalBytes() override { return total_; }
+  int64_t usedBytes() override { return used_; }
+  void trial(int batch) override {
+    trials.push_back(batch);
+    if (oom_from_ > 0 && batch >= oom_from_) ywb::fail("CUDA out of memory. Tried to allocate 2.00 GiB");
+    used_ = std::max(used_, base_ + per_image_ * batch);  // a caching allocator never shrinks
+  }
+  std::vector<int> trials;
+
+ private:
+  int64_t total_, base_, per_image_, used_ = 0;
+  int oom_from_;
+};
 
 }  // namespace
 
@@ -125,6 +146,47 @@ class TestTrainParts : public QObject {
     double after = 0;
     for (auto& p : n->parameters()) after += p.grad().pow(2).sum().item<double>();
     QVERIFY(std::abs(std::sqrt(after) - 10.0) < 1e-4);
+  }
+
+  void autoBatchFitsTheMemoryLine() {
+    const int64_t GiB = 1LL << 30;
+    {
+      // 80 GiB GPU, 2 GiB fixed + 0.5 GiB per image: 60% of 80 = 48 GiB -> (48 - 2) / 0.5 = 92 images.
+      FakeGpu gpu(80 * GiB, 2 * GiB, GiB / 2, 0);
+      const ywb::AutoBatchResult r = ywb::chooseBatch(gpu);
+      QCOMPARE(r.batch, 92);
+      QVERIFY(!r.fallback);
+      QCOMPARE(gpu.trials, (std::vector<int>{1, 2, 4, 8, 16}));
+      QVERIFY(std::abs(r.slope - double(GiB / 2)) < 1.0 && std::abs(r.intercept - double(2 * GiB)) < 64.0);
+    }
+    {
+      // Runs out of memory at 8: the search stops there and never answers 8 or more, even though the
+      // line (2 GiB + 4 GiB/image, 24 GiB GPU: (14.4 - 2) / 4 = 3.1) would allow 3 -> 3.
+      FakeGpu gpu(24 * GiB, 2 * GiB, 4 * GiB, 8);
+      const ywb::AutoBatchResult r = ywb::chooseBatch(gpu);
+      QCOMPARE(gpu.trials, (std::vector<int>{1, 2, 4, 8}));
+      QCOMPARE(r.failed_at, 8);
+      QCOMPARE(r.batch, 3);
+    }
+    {
+      // The line says 92 but batch 16 failed: the largest size that ran (8) is taken.
+      FakeGpu gpu(80 * GiB, 2 * GiB, GiB / 2, 16);
+      QCOMPARE(ywb::chooseBatch(gpu).batch, 8);
+    }
+    {
+      // Only batch 1 fits: 1. Nothing fits: the default 16 with a note (the run then fails honestly).
+      FakeGpu one(80 * GiB, 2 * GiB, GiB, 2);
+      QCOMPARE(ywb::chooseBatch(one).batch, 1);
+      FakeGpu none(80 * GiB, 2 * GiB, GiB, 1);
+      const ywb::AutoBatchResult r = ywb::chooseBatch(none);
+      QVERIFY(r.fallback);
+      QCOMPARE(r.batch, 16);
+    }
+    {
+      // Memory that does not grow (a probe that cannot see the process): fall back, do not divide by 0.
+      FakeGpu flat(80 * GiB, 2 * GiB, 0, 0);
+      QVERIFY(ywb::chooseBatch(flat).fallback);
+    }
   }
 
   void lrFactorLinearAndCosine() {

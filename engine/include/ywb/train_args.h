@@ -47,7 +47,7 @@
   X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")                            \
   X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                                   \
   X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")                                       \
-  X(int, batch, 16, "hardware", 1, 4096, "Batch size (global across ranks)")                                 \
+  X(int, batch, 16, "hardware", -1, 4096, "Batch size, global across ranks (-1 = AutoBatch)")                \
   X(std::string, device, "", "hardware", 0, 0, "cpu, 0, or 0,1,2,3 (empty: first GPU if any, else cpu)")     \
   X(int, workers, 8, "hardware", 0, 256, "Data loader worker threads")                                       \
   X(bool, amp, true, "hardware", 0, 0, "Mixed precision (fp16 on CUDA, bf16 on CPU) after a sanity check")   \

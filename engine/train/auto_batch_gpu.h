@@ -1,0 +1,16 @@
+// The real AutoBatch probe: trial steps of a scratch copy of the model on the training GPU, memory read
+// through NVML. Thread rules: trainer thread only.
+#pragma once
+#include <c10/core/Device.h>
+
+#include <string>
+
+namespace ywb {
+
+struct AutoBatchResult;
+
+/// Picks the batch for `batch=-1` on `device` (AutoBatch, 60% of the GPU's memory); on CPU, or without
+/// NVML, returns 16 with a note saying why. `amp` profiles under float16 autocast.
+AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c10::Device device, bool amp);
+
+}  // namespace ywb

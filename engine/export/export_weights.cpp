@@ -72,6 +72,77 @@ ExportedFile exportSafetensors(const ExportOptions& o, LoadedModel& lm, const We
   return f;
 }
 
+// The shapes an exported graph is run at: its own for a static graph; for a dynamic one the export size
+// and a larger one (+3 strides: 320 -> 416) at batch 2, and one rectangle, all through one loaded network.
+struct VerifyShape {
+  int64_t batch, h, w;
+};
+
+std::vector<VerifyShape> verifyShapes(const ExportOptions& o, int64_t imgsz, int64_t smax) {
+  if (!o.dynamic) return {{o.batch, imgsz, imgsz}};
+  const int64_t big = imgsz + 3 * smax;
+  return {{2, imgsz, imgsz}, {2, big, big}, {1, imgsz, big}};
+}
+
+std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
+  std::string s;
+  for (const auto& sh : shapes) {
+    if (!s.empty()) s += ", ";
+    s += "[";
+    for (size_t i = 0; i < sh.size(); ++i) s += (i ? "," : "") + std::to_string(sh[i]);
+    s += "]";
+  }
+  return s;
+}
+
+// OpenCV DNN vs LibTorch. fp32: the file as written vs the unfused model (so the BatchNorm folding is
+// checked too). half: the reference is the fused model with its weights rounded to fp16 exactly as the
+// file stores them; OpenCV 4.6 cannot read FLOAT16 initializers, so when the file does not load it runs
+// the file with those initializers decoded to fp32 (and their Casts dropped), and the cost of fp16 itself
+// (fp16-rounded vs fp32 LibTorch) is reported beside it.
+ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedModel& fused, int64_t imgsz,
+                              const std::string& path) {
+  std::vector<at::Tensor> inputs;
+  std::vector<std::string> used;
+  for (const auto& s : verifyShapes(o, imgsz, lm.model->strides().back())) {
+    used.clear();
+    const auto images =
+        onnx_export::verificationInputs(o.verify_source, std::max(1, o.verify_images), s.h, s.w, &used);
+    for (auto& b : onnx_export::batchInputs(images, s.batch)) inputs.push_back(std::move(b));
+  }
+  const std::string what =
+      o.verify_source.empty() ? "a synthetic image"
+                              : std::to_string(used.size()) + " letterboxed image(s) from " + o.verify_source;
+  ExportVerification v;
+  std::string how;
+  if (!o.half) {
+    v = onnx_export::compareOnnxWithTorch(path, lm.model, inputs);
+    how = " (unfused)";
+  } else {
+    torch::NoGradGuard no_grad;
+    for (auto& p : fused.model->parameters()) p.copy_(p.to(at::kHalf).to(at::kFloat));
+    const std::string bytes = readFile(path);
+    v = onnx_export::compareOnnxBytesWithTorch(bytes, fused.model, inputs);
+    if (v.ran) {
+      how = " (fused, same fp16-rounded weights) on the fp16 file itself";
+    } else if (!v.method.empty()) {  // OpenCV is there but did not load the file
+      const std::string why = v.note;
+      int widened = 0;
+      v = onnx_export::compareOnnxBytesWithTorch(onnx_export::widenFloat16Initializers(bytes, &widened),
+                                                 fused.model, inputs);
+      how = " (fused, same fp16-rounded weights) on the file with its " + std::to_string(widened) +
+            " FLOAT16 initializers decoded to fp32 (the file itself: " + why + ")";
+    }
+    const auto [boxes, scores] = onnx_export::torchOutputDiff(lm.model, fused.model, inputs);
+    v.fp16_effect_measured = true;
+    v.fp16_effect_boxes = boxes;
+    v.fp16_effect_scores = scores;
+  }
+  v.method = "ONNX checker + " + (v.method.empty() ? std::string("(no second runtime)") : v.method) + how +
+             " on " + what + (v.input_shapes.empty() ? "" : ", inputs " + shapesText(v.input_shapes));
+  return v;
+}
+
 ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
   const auto t0 = Clock::now();
   ExportedFile f;
@@ -96,6 +167,7 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
                  {"imgsz", "[" + std::to_string(imgsz) + ", " + std::to_string(imgsz) + "]"},
                  {"names", pythonNames(lm.names)},
                  {"source", o.weights}};
+  yo.half = o.half;
   const onnx_export::OnnxGraph g = onnx_export::buildYoloOnnx(fused.model, yo);
   const std::string bytes = onnx_export::serializeOnnx(g);
   onnx_export::checkOnnx(bytes);
@@ -103,23 +175,12 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
   f.size = fs::file_size(f.path);
   f.parameters = g.parameterCount();
   f.detail = "opset " + std::to_string(o.opset) + ", " + std::to_string(g.nodes.size()) +
-             " nodes, fused Conv+BN, fp32" + (o.half ? " (half applies to safetensors only)" : "") +
+             " nodes, fused Conv+BN, " +
+             (o.half ? "fp16 weights (FLOAT16 + Cast), fp32 compute and I/O" : std::string("fp32")) +
              (o.dynamic ? ", dynamic batch/height/width" : ", static shapes") + "; ONNX checker passed";
   for (const auto& v : g.inputs) f.inputs.push_back({v.name, "float32", v.dims, v.params});
   for (const auto& v : g.outputs) f.outputs.push_back({v.name, "float32", v.dims, v.params});
-  if (o.verify) {
-    std::vector<std::string> used;
-    const auto inputs =
-        onnx_export::verificationInputs(o.verify_source, std::max(1, o.verify_images), imgsz, imgsz, &used);
-    f.verification = onnx_export::compareOnnxWithTorch(f.path, lm.model, inputs);
-    const std::string what = o.verify_source.empty() ? "a synthetic image"
-                                                     : std::to_string(used.size()) +
-                                                           " letterboxed image(s) from " + o.verify_source;
-    f.verification.method =
-        "ONNX checker + " +
-        (f.verification.method.empty() ? std::string("(no second runtime)") : f.verification.method) +
-        " (unfused) on " + what;
-  }
+  if (o.verify) f.verification = verifyOnnx(o, lm, fused, imgsz, f.path);
   f.report_path = f.path + ".report.txt";
   f.seconds = since(t0);
   return f;
@@ -211,6 +272,9 @@ std::string formatExportReport(const ExportReport& r) {
     if (f.format == "onnx") {
       s += "      max |diff| boxes " + num(v.max_abs_diff_boxes) + " px (box scale " + num(v.box_scale) +
            "), scores " + num(v.max_abs_diff_scores) + " over " + std::to_string(v.images) + " image(s)\n";
+      if (v.fp16_effect_measured)
+        s += "      fp16 weights vs fp32 (LibTorch, informational): boxes " + num(v.fp16_effect_boxes) +
+             " px, scores " + num(v.fp16_effect_scores) + "\n";
     }
     s += "      criterion: " + v.criterion + "\n";
     if (!v.note.empty()) s += "      note: " + v.note + "\n";
@@ -254,7 +318,11 @@ std::string exportReportJson(const ExportReport& r) {
                             {"box_scale", v.box_scale},
                             {"tolerance", v.tolerance},
                             {"criterion", v.criterion},
-                            {"note", v.note}}}});
+                            {"note", v.note},
+                            {"input_shapes", v.input_shapes},
+                            {"fp16_effect_measured", v.fp16_effect_measured},
+                            {"fp16_effect_boxes", v.fp16_effect_boxes},
+                            {"fp16_effect_scores", v.fp16_effect_scores}}}});
   }
   return j.dump(2);
 }

@@ -23,6 +23,21 @@ std::string OnnxGraph::constant(const std::string& prefix, std::vector<int64_t> 
   return initializers.back().name;
 }
 
+std::string OnnxGraph::constantHalf(const std::string& prefix, std::vector<int64_t> dims,
+                                    std::vector<uint16_t> bits) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count != int64_t(bits.size()))
+    fail("ONNX constant '", prefix, "': ", bits.size(), " values for ", count, " elements");
+  OnnxInitializer init;
+  init.name = unique(prefix);
+  init.dims = std::move(dims);
+  init.halves = std::move(bits);
+  init.is_float16 = true;
+  initializers.push_back(std::move(init));
+  return initializers.back().name;
+}
+
 std::string OnnxGraph::constantInt64(const std::string& prefix, std::vector<int64_t> dims,
                                      std::vector<int64_t> values) {
   int64_t count = 1;
@@ -69,7 +84,7 @@ void OnnxGraph::renameOutput(const std::string& value, const std::string& new_na
 int64_t OnnxGraph::parameterCount() const {
   int64_t n = 0;
   for (const auto& i : initializers)
-    if (!i.is_int64) n += int64_t(i.floats.size());
+    if (!i.is_int64) n += int64_t(i.is_float16 ? i.halves.size() : i.floats.size());
   return n;
 }
 

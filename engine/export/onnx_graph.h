@@ -11,13 +11,15 @@
 
 namespace ywb::onnx_export {
 
-/// A constant tensor (float32 or int64), stored row-major.
+/// A constant tensor (float32, float16 or int64), stored row-major.
 struct OnnxInitializer {
   std::string name;
   std::vector<int64_t> dims;
-  std::vector<float> floats;  ///< used when !is_int64
-  std::vector<int64_t> ints;  ///< used when is_int64
+  std::vector<float> floats;     ///< used when neither is_int64 nor is_float16
+  std::vector<int64_t> ints;     ///< used when is_int64
+  std::vector<uint16_t> halves;  ///< IEEE 754 binary16 bit patterns, used when is_float16
   bool is_int64 = false;
+  bool is_float16 = false;
 };
 
 struct OnnxAttribute {
@@ -56,6 +58,8 @@ class OnnxGraph {
 
   /// Adds a float32 constant; returns its unique name (prefix + counter).
   std::string constant(const std::string& prefix, std::vector<int64_t> dims, std::vector<float> values);
+  /// Adds a float16 constant from binary16 bit patterns; returns its unique name.
+  std::string constantHalf(const std::string& prefix, std::vector<int64_t> dims, std::vector<uint16_t> bits);
   /// Adds an int64 constant (shapes, axes); returns its unique name.
   std::string constantInt64(const std::string& prefix, std::vector<int64_t> dims,
                             std::vector<int64_t> values);
@@ -69,7 +73,7 @@ class OnnxGraph {
   /// Renames the output of the node that produced `value` (e.g. to the graph's output name).
   void renameOutput(const std::string& value, const std::string& new_name);
 
-  /// Number of float parameters held in initializers.
+  /// Number of floating-point (float32 and float16) values held in initializers.
   int64_t parameterCount() const;
 
   static OnnxAttribute attrInt(const std::string& name, int64_t v);

@@ -3,12 +3,37 @@
 #include "core/error.h"
 #include "ywb/version.h"
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
 #ifdef YW_HAVE_ONNX
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #endif
 
 namespace ywb::onnx_export {
+
+float halfBitsToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t(h >> 15) << 31;
+  const int exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ffu;
+  float v = 0;
+  if (exp == 0) {
+    v = std::ldexp(float(mant), -24);  // zero and subnormals: mant x 2^-24
+  } else if (exp == 31) {
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  } else {
+    v = std::ldexp(float(mant | 0x400u), exp - 25);  // (1024 + mant) x 2^(exp - 15 - 10)
+  }
+  uint32_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits |= sign;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
 
 #ifdef YW_HAVE_ONNX
 namespace {
@@ -87,6 +112,11 @@ std::string serializeOnnx(const OnnxGraph& g) {
     if (init.is_int64) {
       t->set_data_type(onnx::TensorProto::INT64);
       for (int64_t v : init.ints) t->add_int64_data(v);
+    } else if (init.is_float16) {
+      // FLOAT16 raw_data: little-endian binary16 bit patterns, 2 bytes per value.
+      t->set_data_type(onnx::TensorProto::FLOAT16);
+      t->set_raw_data(std::string(reinterpret_cast<const char*>(init.halves.data()),
+                                  init.halves.size() * sizeof(uint16_t)));
     } else {
       t->set_data_type(onnx::TensorProto::FLOAT);
       // raw_data is little-endian float32, what every reader expects (and far smaller than float_data).
@@ -108,6 +138,70 @@ std::string serializeOnnx(const OnnxGraph& g) {
   if (!model.SerializeToString(&bytes))
     fail("ONNX: serialising the model failed (larger than protobuf's 2 GB limit?)");
   return bytes;
+}
+
+std::string widenFloat16Initializers(const std::string& bytes, int* widened) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) fail("ONNX: the bytes are not an ONNX ModelProto");
+  auto* graph = model.mutable_graph();
+  std::map<std::string, int> halves;  // float16 initializer -> index
+  for (int i = 0; i < graph->initializer_size(); ++i)
+    if (graph->initializer(i).data_type() == onnx::TensorProto::FLOAT16)
+      halves[graph->initializer(i).name()] = i;
+  // Every use of a float16 initializer must be a Cast to FLOAT.
+  std::set<int> casts;
+  for (int n = 0; n < graph->node_size(); ++n) {
+    const auto& node = graph->node(n);
+    for (const auto& in : node.input()) {
+      if (!halves.count(in)) continue;
+      bool to_float = node.op_type() == "Cast" && node.input_size() == 1;
+      for (const auto& a : node.attribute())
+        if (a.name() == "to" && a.i() != onnx::TensorProto::FLOAT) to_float = false;
+      if (!to_float)
+        fail("ONNX: float16 initializer '", in, "' feeds a ", node.op_type(), " node, not a Cast to float");
+      casts.insert(n);
+    }
+  }
+  onnx::GraphProto out;
+  out.set_name(graph->name());
+  for (const auto& init : graph->initializer())
+    if (!halves.count(init.name())) *out.add_initializer() = init;
+  int count = 0;
+  for (int n = 0; n < graph->node_size(); ++n) {
+    const auto& node = graph->node(n);
+    if (!casts.count(n)) {
+      *out.add_node() = node;
+      continue;
+    }
+    const auto& src = graph->initializer(halves.at(node.input(0)));
+    const std::string& raw = src.raw_data();
+    std::vector<float> values;
+    if (!raw.empty()) {
+      if (raw.size() % 2) fail("ONNX: float16 initializer '", src.name(), "' has an odd byte count");
+      values.resize(raw.size() / 2);
+      for (size_t i = 0; i < values.size(); ++i) {
+        uint16_t b = 0;
+        std::memcpy(&b, raw.data() + 2 * i, 2);  // little-endian, as ONNX stores raw_data
+        values[i] = halfBitsToFloat(b);
+      }
+    } else {
+      for (int32_t b : src.int32_data()) values.push_back(halfBitsToFloat(uint16_t(b)));  // ONNX's packing
+    }
+    auto* t = out.add_initializer();
+    t->set_name(node.output(0));
+    *t->mutable_dims() = src.dims();
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+    ++count;
+  }
+  *out.mutable_input() = graph->input();
+  *out.mutable_output() = graph->output();
+  *out.mutable_value_info() = graph->value_info();
+  graph->Swap(&out);
+  if (widened) *widened = count;
+  std::string result;
+  if (!model.SerializeToString(&result)) fail("ONNX: serialising the widened model failed");
+  return result;
 }
 
 void checkOnnx(const std::string& bytes) {
@@ -137,6 +231,9 @@ std::string onnxLibraryVersion() {
   return "";
 }
 std::string serializeOnnx(const OnnxGraph&) {
+  noOnnx();
+}
+std::string widenFloat16Initializers(const std::string&, int*) {
   noOnnx();
 }
 void checkOnnx(const std::string&) {

@@ -2,6 +2,7 @@
 // checker on them. Without ONNX in the build every call throws a ywb::Error saying how to get it.
 // Thread rules: free functions without shared state.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "export/onnx_graph.h"
@@ -16,6 +17,16 @@ std::string onnxLibraryVersion();
 
 /// Serialised ModelProto of `graph` (IR version 7, producer "YOLO Workbench"). Throws ywb::Error.
 std::string serializeOnnx(const OnnxGraph& graph);
+
+/// The same model with every float16 initializer that feeds only Cast(to=FLOAT) nodes turned into a
+/// float32 initializer named like the Cast's output, and those Casts removed: what a runtime without
+/// float16 support (OpenCV DNN 4.6: "Unsupported data type: FLOAT16") can load. The float16 values are
+/// decoded exactly (binary16 -> binary32 is lossless). `widened` receives the number of tensors
+/// converted. Throws ywb::Error when the bytes do not parse or a float16 initializer is used otherwise.
+std::string widenFloat16Initializers(const std::string& bytes, int* widened = nullptr);
+
+/// binary16 bit pattern -> float (exact; subnormals, infinities and NaN included).
+float halfBitsToFloat(uint16_t bits);
 
 /// Runs onnx::checker::check_model (full check) on serialised model bytes; throws ywb::Error with the
 /// checker's message when the model is invalid.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "data/image_io.h"
@@ -51,6 +52,15 @@ cv::Mat syntheticImage(int64_t h, int64_t w) {
   return img;
 }
 
+#ifdef YW_HAVE_OPENCV_DNN
+// OpenCV's exception text without its trailing newlines.
+std::string message(const cv::Exception& e) {
+  std::string s = e.what();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+#endif
+
 }  // namespace
 
 std::string openCvDnnVersion() {
@@ -94,14 +104,51 @@ std::vector<at::Tensor> verificationInputs(const std::string& source, int count,
   return out;
 }
 
+std::vector<at::Tensor> batchInputs(const std::vector<at::Tensor>& images, int64_t batch) {
+  if (images.empty()) fail("verification: no input images");
+  if (batch < 1) fail("verification: batch must be >= 1");
+  std::vector<at::Tensor> out;
+  const size_t batches = (images.size() + size_t(batch) - 1) / size_t(batch);
+  for (size_t b = 0; b < batches; ++b) {
+    std::vector<at::Tensor> parts;
+    for (int64_t i = 0; i < batch; ++i)
+      parts.push_back(images[(b * size_t(batch) + size_t(i)) % images.size()]);
+    out.push_back(at::cat(parts, 0));
+  }
+  return out;
+}
+
+std::pair<double, double> torchOutputDiff(model::DetectionModel& a, model::DetectionModel& b,
+                                          const std::vector<at::Tensor>& inputs) {
+  torch::NoGradGuard no_grad;
+  const bool ta = a->is_training(), tb = b->is_training();
+  a->eval();
+  b->eval();
+  double boxes = 0, scores = 0;
+  for (const at::Tensor& x : inputs) {
+    const at::Tensor ya = a->predict(x).to(at::kFloat), yb = b->predict(x).to(at::kFloat);
+    const at::Tensor d = (ya - yb).abs();
+    boxes = std::max(boxes, d.narrow(1, 0, 4).max().item<double>());
+    scores = std::max(scores, d.narrow(1, 4, d.size(1) - 4).max().item<double>());
+  }
+  a->train(ta);
+  b->train(tb);
+  return {boxes, scores};
+}
+
 ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::DetectionModel& model,
                                         const std::vector<at::Tensor>& inputs, double tol) {
+  return compareOnnxBytesWithTorch(readFile(onnx_path), model, inputs, tol);
+}
+
+ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, model::DetectionModel& model,
+                                             const std::vector<at::Tensor>& inputs, double tol) {
   ExportVerification v;
   v.tolerance = tol;
   v.criterion = "max |boxes(OpenCV) - boxes(LibTorch)| <= " + std::to_string(tol) +
                 " x max(1, max |box|) and max |scores diff| <= " + std::to_string(tol);
 #ifndef YW_HAVE_OPENCV_DNN
-  (void)onnx_path;
+  (void)onnx_bytes;
   (void)model;
   (void)inputs;
   v.note = "OpenCV DNN is not in this build: only the ONNX checker ran";
@@ -110,11 +157,11 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
   v.method = "OpenCV DNN " + std::string(CV_VERSION) + " vs LibTorch";
   cv::dnn::Net net;
   try {
-    net = cv::dnn::readNetFromONNX(onnx_path);
+    net = cv::dnn::readNetFromONNX(onnx_bytes.data(), onnx_bytes.size());
     net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
   } catch (const cv::Exception& e) {
-    v.note = std::string("OpenCV DNN could not load the graph: ") + e.what();
+    v.note = "OpenCV DNN could not load the graph: " + message(e);
     return v;
   }
   torch::NoGradGuard no_grad;
@@ -124,6 +171,7 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
   for (const at::Tensor& x : inputs) {
     const at::Tensor ref = model->predict(x.to(device)).to(at::kCPU, at::kFloat).contiguous();
     const at::Tensor xc = x.to(at::kCPU, at::kFloat).contiguous();
+    v.input_shapes.emplace_back(xc.sizes().begin(), xc.sizes().end());
     const int sizes[4] = {int(xc.size(0)), int(xc.size(1)), int(xc.size(2)), int(xc.size(3))};
     const cv::Mat blob(4, sizes, CV_32F, const_cast<float*>(xc.data_ptr<float>()));
     cv::Mat out;
@@ -131,7 +179,7 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
       net.setInput(blob, "images");
       out = net.forward("output0");
     } catch (const cv::Exception& e) {
-      v.note = std::string("OpenCV DNN failed to run the graph: ") + e.what();
+      v.note = "OpenCV DNN failed to run the graph: " + message(e);
       model->train(was_training);
       return v;
     }
@@ -148,7 +196,7 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
         std::max(v.max_abs_diff_scores, diff.narrow(1, 4, ref.size(1) - 4).max().item<double>());
     v.box_scale = std::max(v.box_scale, ref.narrow(1, 0, 4).abs().max().item<double>());
     if (!std::isfinite(got.sum().item<double>())) v.note = "OpenCV DNN output has NaN/Inf";
-    ++v.images;
+    v.images += int(xc.size(0));
   }
   model->train(was_training);
   v.ran = true;

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/detection_model.h"
@@ -21,9 +22,22 @@ std::string openCvDnnVersion();
 std::vector<at::Tensor> verificationInputs(const std::string& source, int count, int64_t h, int64_t w,
                                            std::vector<std::string>* used);
 
-/// Runs the ONNX file with OpenCV DNN and `model` (any mode; evaluated with no grad) on each input and
+/// Stacks `images` ([1,3,h,w] each) into batches of `batch`, reusing images cyclically when there are
+/// fewer than `batch`; the last batch is filled the same way. Throws ywb::Error when `images` is empty.
+std::vector<at::Tensor> batchInputs(const std::vector<at::Tensor>& images, int64_t batch);
+
+/// Runs the ONNX file with OpenCV DNN and `model` (any mode; evaluated with no grad) on each input (any
+/// [N,3,H,W]; one loaded network runs them all, so a dynamic graph is checked at every shape given) and
 /// fills the comparison. Criterion: max |boxes diff| <= tol * max(1, max |box|) and max |scores diff| <= tol.
 ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::DetectionModel& model,
                                         const std::vector<at::Tensor>& inputs, double tol = 1e-4);
+
+/// The same for serialised model bytes (e.g. widenFloat16Initializers() of a file).
+ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, model::DetectionModel& model,
+                                             const std::vector<at::Tensor>& inputs, double tol = 1e-4);
+
+/// Largest |a(x) - b(x)| over boxes and over scores of two LibTorch models on the inputs (no grad, eval).
+std::pair<double, double> torchOutputDiff(model::DetectionModel& a, model::DetectionModel& b,
+                                          const std::vector<at::Tensor>& inputs);
 
 }  // namespace ywb::onnx_export

@@ -24,6 +24,12 @@ std::vector<float> floatsOf(const at::Tensor& t) {
   return std::vector<float>(p, p + c.numel());
 }
 
+std::vector<uint16_t> halfBitsOf(const at::Tensor& t) {
+  const at::Tensor c = t.detach().to(at::kCPU, at::kFloat).to(at::kHalf).contiguous();
+  const auto* p = reinterpret_cast<const uint16_t*>(c.data_ptr<at::Half>());
+  return std::vector<uint16_t>(p, p + c.numel());
+}
+
 class Walker {
  public:
   Walker(OnnxGraph& g, const YoloOnnxOptions& o) : g_(g), o_(o) {}
@@ -35,12 +41,19 @@ class Walker {
     // Every convolution the model builds pads k/2 ("same" for odd k; 0 for the 1x1 head and DFL convs).
     // Reading opt.padding() would need c10::variant (LibTorch 1.13) vs std::variant (2.x) handling.
     const std::vector<int64_t> p{k[0] / 2, k[1] / 2};
-    std::vector<std::string> in{x, g_.constant(name + ".weight", dimsOf(c.weight), floatsOf(c.weight))};
-    if (c.bias.defined()) in.push_back(g_.constant(name + ".bias", dimsOf(c.bias), floatsOf(c.bias)));
+    std::vector<std::string> in{x, parameter(name + ".weight", c.weight)};
+    if (c.bias.defined()) in.push_back(parameter(name + ".bias", c.bias));
     return g_.op("Conv", name, in,
                  {G::attrInts("kernel_shape", k), G::attrInts("strides", s),
                   G::attrInts("pads", {p[0], p[1], p[0], p[1]}),
                   G::attrInts("dilations", vec(opt.dilation())), G::attrInt("group", opt.groups())});
+  }
+
+  // A learned tensor: float32, or float16 widened by a Cast node (ONNX's TensorProto FLOAT = 1).
+  std::string parameter(const std::string& name, const at::Tensor& t) {
+    if (!o_.half) return g_.constant(name, dimsOf(t), floatsOf(t));
+    const std::string h = g_.constantHalf(name + ".fp16", dimsOf(t), halfBitsOf(t));
+    return g_.op("Cast", name + ".cast", {h}, {G::attrInt("to", 1)});
   }
 
   // Split along axis 1: the sizes are an attribute up to opset 12 and an int64 input from opset 13 on.
@@ -115,56 +128,80 @@ class Walker {
     return conv2d(p + ".2", *c, conv(p + ".1", *b, conv(p + ".0", *a, x)));
   }
 
-  // Anchor centres [N|1, 2, A] and strides [N|1, 4, A] for the levels' maps.
-  std::pair<std::string, std::string> anchors(const std::string& name, const std::vector<std::string>& maps,
-                                              const std::vector<int64_t>& strides) {
+  // Anchor centres [1, 2, h*w] of one level (x then y, cell centres in grid units). Static graphs store
+  // them as a constant [2, h*w]. Graph anchors derive them from the level's map: ones shaped like image 0,
+  // channel 0 of the map ([1,1,h,w]), whose cumulative sums along x and y give index + 1. Both sums run
+  // over the LAST axis: OpenCV 4.6's CumSum is only correct there (over axis 2 of [N,1,h,w] it reads past
+  // its rows and returns garbage, which made the boxes differ by ~1e3 px), so the y sum runs on the
+  // transposed [1,1,w,h] map and is transposed back. Batch 1 matters too, see decodeLevel().
+  std::string levelAnchors(const std::string& lv, const std::string& map, int64_t stride) {
     if (!o_.dynamic && !o_.graph_anchors) {
-      std::vector<float> ax, ay, st;
-      for (int64_t s : strides) {
-        const int64_t h = o_.height / s, w = o_.width / s;
-        for (int64_t y = 0; y < h; ++y) {
-          for (int64_t x = 0; x < w; ++x) {
-            ax.push_back(float(x) + 0.5f);
-            ay.push_back(float(y) + 0.5f);
-            st.push_back(float(s));
-          }
+      const int64_t h = o_.height / stride, w = o_.width / stride;
+      std::vector<float> xy(size_t(2 * h * w));
+      for (int64_t y = 0; y < h; ++y) {
+        for (int64_t x = 0; x < w; ++x) {
+          xy[size_t(y * w + x)] = float(x) + 0.5f;
+          xy[size_t(h * w + y * w + x)] = float(y) + 0.5f;
         }
       }
-      const int64_t a = int64_t(ax.size());
-      ax.insert(ax.end(), ay.begin(), ay.end());
-      // The stride tensor is stored expanded to [1,4,A]: OpenCV 4.6 rejects the [1,1,A] broadcast.
-      std::vector<float> st4;
-      for (int r = 0; r < 4; ++r) st4.insert(st4.end(), st.begin(), st.end());
-      return {g_.constant(name + ".anchors", {1, 2, a}, ax), g_.constant(name + ".strides", {1, 4, a}, st4)};
+      // [2, A], not [1, 2, A]: OpenCV 4.6 then adds it per channel for any batch size (Scale over axis 1).
+      return g_.constant(lv + ".anchors", {2, h * w}, std::move(xy));
     }
-    // Dynamic: ones shaped like one channel of each map, cumulative sums along x and y give i + 1.
-    std::vector<std::string> grids, strs;
-    const std::string zero = g_.constant(name + ".zero", {1}, {0.f});
-    const std::string one = g_.constant(name + ".one", {1}, {1.f});
-    const std::string half = g_.constant(name + ".half", {1}, {0.5f});
-    const std::string s0 = g_.constantInt64(name + ".starts", {1}, {0});
-    const std::string e1 = g_.constantInt64(name + ".ends", {1}, {1});
-    const std::string ax1 = g_.constantInt64(name + ".axes", {1}, {1});
-    const std::string axis_x = g_.constantInt64(name + ".axis_x", {1}, {3});
-    const std::string axis_y = g_.constantInt64(name + ".axis_y", {1}, {2});
-    const std::string shape2 = g_.constantInt64(name + ".shape2", {3}, {0, 2, -1});
-    const std::string shape4 = g_.constantInt64(name + ".shape4", {3}, {0, 4, -1});
-    for (size_t i = 0; i < maps.size(); ++i) {
-      const std::string lv = name + ".grid" + std::to_string(i);
-      const std::string c0 = g_.op("Slice", lv + ".slice", {maps[i], s0, e1, ax1});
-      const std::string ones = g_.op("Add", lv + ".ones", {g_.op("Mul", lv + ".zeros", {c0, zero}), one});
-      const std::string xs = g_.op("Sub", lv + ".x", {g_.op("CumSum", lv + ".cumx", {ones, axis_x}), half});
-      const std::string ys = g_.op("Sub", lv + ".y", {g_.op("CumSum", lv + ".cumy", {ones, axis_y}), half});
-      const std::string xy = g_.op("Concat", lv + ".xy", {xs, ys}, {G::attrInt("axis", 1)});
-      grids.push_back(g_.op("Reshape", lv + ".flat", {xy, shape2}));
-      const std::string sv = g_.constant(lv + ".stride", {1}, {float(strides[i])});
-      // Expanded to 4 rows in the graph too: OpenCV 4.6 mis-broadcasts [N,1,A] into [N,4,A].
-      const std::string s1 = g_.op("Mul", lv + ".s", {ones, sv});
-      const std::string s4 = g_.op("Concat", lv + ".s4", {s1, s1, s1, s1}, {G::attrInt("axis", 1)});
-      strs.push_back(g_.op("Reshape", lv + ".sflat", {s4, shape4}));
-    }
-    return {g_.op("Concat", name + ".anchors", grids, {G::attrInt("axis", 2)}),
-            g_.op("Concat", name + ".strides", strs, {G::attrInt("axis", 2)})};
+    const std::string c0 =
+        g_.op("Slice", lv + ".slice",
+              {map, g_.constantInt64(lv + ".starts", {2}, {0, 0}),
+               g_.constantInt64(lv + ".ends", {2}, {1, 1}), g_.constantInt64(lv + ".axes", {2}, {0, 1})});
+    const std::string ones = g_.op("Add", lv + ".ones",
+                                   {g_.op("Mul", lv + ".zeros", {c0, g_.constant(lv + ".zero", {1}, {0.f})}),
+                                    g_.constant(lv + ".one", {1}, {1.f})});
+    const std::string last = g_.constantInt64(lv + ".last_axis", {1}, {3});
+    const std::string half = g_.constant(lv + ".half", {1}, {0.5f});
+    const std::string xs = g_.op("Sub", lv + ".x", {g_.op("CumSum", lv + ".cumx", {ones, last}), half});
+    const std::string ones_t =
+        g_.op("Transpose", lv + ".ones_t", {ones}, {G::attrInts("perm", {0, 1, 3, 2})});
+    const std::string cum_y =
+        g_.op("Transpose", lv + ".cumy_t", {g_.op("CumSum", lv + ".cumy", {ones_t, last})},
+              {G::attrInts("perm", {0, 1, 3, 2})});
+    const std::string ys = g_.op("Sub", lv + ".y", {cum_y, half});
+    const std::string xy = g_.op("Concat", lv + ".xy", {xs, ys}, {G::attrInt("axis", 1)});
+    return g_.op("Reshape", lv + ".anchors", {xy, g_.constantInt64(lv + ".anchor_shape", {3}, {1, 2, -1})});
+  }
+
+  // One level's output [N, 4+nc, h*w] from its box map [N,64,h,w] and class map [N,nc,h,w].
+  // DFL: [N,64,A] -> [N,4,16,A] -> [N,4,A,16], softmax over the last axis (the same in opset < 13's 2-D
+  // coercion and in 13+), -> [N,16,4,A], 1x1 conv with the fixed weights 0..15 -> [N,1,4,A] -> [N,4,A].
+  // dist2bbox as DetectionModel::predict computes it: x1y1 = a - lt, x2y2 = a + rb, xy = (x1y1 + x2y2) / 2,
+  // wh = x2y2 - x1y1, then times the stride. Decoding per level keeps OpenCV 4.6 working with symbolic
+  // sizes: the stride is a scalar constant (a Mul of two computed tensors of different shapes needs
+  // import-time shapes OpenCV cannot infer), and the batch-1 anchors are always the SECOND operand of an
+  // Add (x1y1 = (-lt) + a, bit-identical to a - lt), which OpenCV's Scale layer broadcasts over the batch.
+  std::string decodeLevel(const std::string& lv, model::DetectImpl& d, const std::string& box,
+                          const std::string& cls, int64_t stride) {
+    const int64_t nc = d.options.nc(), reg = model::kRegMax;
+    std::string t =
+        g_.op("Reshape", lv + ".dfl.view", {box, g_.constantInt64(lv + ".dfl.shape4", {4}, {0, 4, reg, -1})});
+    t = g_.op("Transpose", lv + ".dfl.bins_last", {t}, {G::attrInts("perm", {0, 1, 3, 2})});
+    t = g_.op("Softmax", lv + ".dfl.softmax", {t}, {G::attrInt("axis", 3)});
+    t = g_.op("Transpose", lv + ".dfl.bins_first", {t}, {G::attrInts("perm", {0, 3, 1, 2})});
+    t = conv2d(lv + ".dfl.conv", *d.dfl->conv, t);
+    const std::string dist =
+        g_.op("Reshape", lv + ".dfl.out", {t, g_.constantInt64(lv + ".dfl.shape3", {3}, {0, 4, -1})});
+    const std::string anc = levelAnchors(lv, box, stride);
+    const auto lt_rb = split(lv + ".ltrb", dist, {2, 2});
+    const std::string neg_lt =
+        g_.op("Mul", lv + ".neg_lt", {lt_rb[0], g_.constant(lv + ".minus_one", {1}, {-1.f})});
+    const std::string x1y1 = g_.op("Add", lv + ".x1y1", {neg_lt, anc});
+    const std::string x2y2 = g_.op("Add", lv + ".x2y2", {lt_rb[1], anc});
+    const std::string xy = g_.op(
+        "Div", lv + ".xy", {g_.op("Add", lv + ".sum", {x1y1, x2y2}), g_.constant(lv + ".two", {1}, {2.f})});
+    const std::string wh = g_.op("Sub", lv + ".wh", {x2y2, x1y1});
+    const std::string xywh = g_.op("Concat", lv + ".xywh", {xy, wh}, {G::attrInt("axis", 1)});
+    const std::string pix =
+        g_.op("Mul", lv + ".pixels", {xywh, g_.constant(lv + ".stride", {1}, {float(stride)})});
+    const std::string flat_cls =
+        g_.op("Reshape", lv + ".cls_flat", {cls, g_.constantInt64(lv + ".cls_shape", {3}, {0, nc, -1})});
+    const std::string scores = g_.op("Sigmoid", lv + ".scores", {flat_cls});
+    return g_.op("Concat", lv + ".output", {pix, scores}, {G::attrInt("axis", 1)});
   }
 
   std::string detect(const std::string& name, model::DetectImpl& d, const std::vector<std::string>& xs) {
@@ -174,41 +211,16 @@ class Walker {
       if (kv.key() == "cv3") cv3 = kv.value().get();
     }
     if (!cv2 || !cv3) fail("ONNX export: ", name, " lacks cv2/cv3");
-    const int64_t nc = d.options.nc(), reg = model::kRegMax, no = 4 * reg + nc;
-    const std::string flat_shape = g_.constantInt64(name + ".flat_shape", {3}, {0, no, -1});
-    std::vector<std::string> maps, flats;
+    const auto strides = d.options.strides();
+    if (strides.size() != xs.size())
+      fail("ONNX export: ", name, " has ", xs.size(), " inputs for ", strides.size(), " strides");
+    std::vector<std::string> levels;
     for (size_t i = 0; i < xs.size(); ++i) {
       const std::string box = branch(name + ".cv2", *cv2, i, xs[i]);
       const std::string cls = branch(name + ".cv3", *cv3, i, xs[i]);
-      maps.push_back(
-          g_.op("Concat", name + ".level" + std::to_string(i), {box, cls}, {G::attrInt("axis", 1)}));
-      flats.push_back(g_.op("Reshape", name + ".flat" + std::to_string(i), {maps.back(), flat_shape}));
+      levels.push_back(decodeLevel(name + ".level" + std::to_string(i), d, box, cls, strides[i]));
     }
-    const std::string all = g_.op("Concat", name + ".cat", flats, {G::attrInt("axis", 2)});  // [N, no, A]
-    const auto parts = split(name + ".split", all, {4 * reg, nc});
-    // DFL: [N,64,A] -> [N,4,16,A] -> [N,4,A,16], softmax over the last axis (the same in opset < 13's
-    // 2-D coercion and in 13+), -> [N,16,4,A], 1x1 conv with the fixed weights 0..15 -> [N,1,4,A] -> [N,4,A].
-    const std::string s4 = g_.constantInt64(name + ".dfl.shape4", {4}, {0, 4, reg, -1});
-    const std::string s3 = g_.constantInt64(name + ".dfl.shape3", {3}, {0, 4, -1});
-    std::string t = g_.op("Reshape", name + ".dfl.view", {parts[0], s4});
-    t = g_.op("Transpose", name + ".dfl.bins_last", {t}, {G::attrInts("perm", {0, 1, 3, 2})});
-    t = g_.op("Softmax", name + ".dfl.softmax", {t}, {G::attrInt("axis", 3)});
-    t = g_.op("Transpose", name + ".dfl.bins_first", {t}, {G::attrInts("perm", {0, 3, 1, 2})});
-    t = conv2d(name + ".dfl.conv", *d.dfl->conv, t);
-    const std::string dist = g_.op("Reshape", name + ".dfl.out", {t, s3});  // [N,4,A]: l, t, r, b
-    // dist2bbox in the order DetectionModel::predict computes it: x1y1 = a - lt, x2y2 = a + rb,
-    // xy = (x1y1 + x2y2) / 2, wh = x2y2 - x1y1, then times the stride.
-    const auto [anc, str] = anchors(name, maps, d.options.strides());
-    const auto lt_rb = split(name + ".ltrb", dist, {2, 2});
-    const std::string x1y1 = g_.op("Sub", name + ".x1y1", {anc, lt_rb[0]});
-    const std::string x2y2 = g_.op("Add", name + ".x2y2", {anc, lt_rb[1]});
-    const std::string two = g_.constant(name + ".two", {1}, {2.f});
-    const std::string xy = g_.op("Div", name + ".xy", {g_.op("Add", name + ".sum", {x1y1, x2y2}), two});
-    const std::string wh = g_.op("Sub", name + ".wh", {x2y2, x1y1});
-    const std::string box = g_.op("Concat", name + ".xywh", {xy, wh}, {G::attrInt("axis", 1)});
-    const std::string pix = g_.op("Mul", name + ".pixels", {box, str});
-    const std::string scores = g_.op("Sigmoid", name + ".scores", {parts[1]});
-    return g_.op("Concat", name + ".output", {pix, scores}, {G::attrInt("axis", 1)});
+    return g_.op("Concat", name + ".output", levels, {G::attrInt("axis", 2)});  // [N, 4+nc, A]
   }
 
  private:

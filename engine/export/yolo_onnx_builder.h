@@ -3,7 +3,8 @@
 // boxes xywh in input pixels and sigmoid class scores (Ultralytics' detection export).
 // Static graphs keep every shape fixed and store the anchors and strides as pre-expanded constants
 // ([1,2,A] and [1,4,A]); OpenCV 4.6's importer accepts nothing else (GUIDE section 7). Dynamic graphs
-// (symbolic batch, height, width) derive the anchor grid from the feature maps with CumSum instead.
+// (symbolic batch, height, width) derive the anchor grid from the feature maps with CumSum over the
+// last axis instead (OpenCV 4.6 computes CumSum correctly only there).
 // Thread rules: the model must not be used by another thread while building.
 #pragma once
 #include <map>
@@ -22,6 +23,9 @@ struct YoloOnnxOptions {
   /// Anchor grid computed in the graph (CumSum over the maps) instead of stored constants; always on
   /// for dynamic graphs, settable for static ones to test that subgraph on its own.
   bool graph_anchors = false;
+  /// Convolution weights and biases as FLOAT16 initializers (rounded like at::Tensor::to(kHalf)), each
+  /// followed by Cast(to=FLOAT): fp16 storage, fp32 arithmetic and fp32 input/output.
+  bool half = false;
   std::map<std::string, std::string> metadata;  ///< extra metadata_props
 };
 

@@ -12,10 +12,13 @@ namespace ywb {
 struct ExportOptions {
   std::string weights;                              ///< checkpoint or weights (.safetensors)
   std::vector<std::string> formats{"safetensors"};  ///< "safetensors" and/or "onnx"
-  std::string out_dir;        ///< folder of the exported files; "" = the weights' folder
-  std::string name;           ///< file stem; "" = the weights' stem
-  int imgsz = 0;              ///< ONNX input size (square); 0 = the training size
-  bool half = false;          ///< safetensors: store floating-point tensors as fp16 (ONNX stays fp32)
+  std::string out_dir;  ///< folder of the exported files; "" = the weights' folder
+  std::string name;     ///< file stem; "" = the weights' stem
+  int imgsz = 0;        ///< ONNX input size (square); 0 = the training size
+  /// safetensors: floating-point tensors stored as fp16. ONNX: the convolution weights and biases stored
+  /// as FLOAT16 initializers, each widened by a Cast node, so the graph computes in fp32 and its input and
+  /// output stay float32 (unlike Ultralytics' GPU-only fp16 I/O): half the file, runs on any CPU runtime.
+  bool half = false;
   bool dynamic = false;       ///< ONNX: symbolic batch, height and width
   int batch = 1;              ///< ONNX: fixed batch size of a static graph
   int opset = 12;             ///< ONNX opset (12 or 13)
@@ -44,6 +47,13 @@ struct ExportVerification {
   double tolerance = 0;            ///< the criterion's tolerance (see criterion)
   std::string criterion;           ///< in words
   std::string note;                ///< why it did not run, or what failed
+  /// ONNX: the input shapes the second runtime ran ([N,3,H,W] each; a dynamic graph runs at two sizes).
+  std::vector<std::vector<int64_t>> input_shapes;
+  /// ONNX half=true: what fp16 weights cost, i.e. LibTorch with the fp16-rounded weights vs the fp32
+  /// weights on the same inputs (informational, not part of the criterion).
+  bool fp16_effect_measured = false;
+  double fp16_effect_boxes = 0;   ///< pixels
+  double fp16_effect_scores = 0;  ///< probabilities
 };
 
 struct ExportedFile {

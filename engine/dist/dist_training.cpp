@@ -8,6 +8,7 @@
 #include "core/threads.h"
 #include "dist/dist_context.h"
 #include "dist/grad_reducer.h"
+#include "dist/sync_batch_norm.h"
 #include "train/train_session.h"
 #include "ywb/dist.h"
 
@@ -34,10 +35,6 @@ std::string stepName(int epoch, int64_t batch) {
 std::shared_ptr<DistContext> joinDistributedRun(const TrainArgs& a) {
   const DistEnv env = distEnvFromEnvironment();
   if (!env.present) return nullptr;
-  if (a.sync_bn) {
-    fail("sync_bn=true: SyncBatchNorm is not supported yet; each rank normalises with its own batch ",
-         "statistics (as Ultralytics' DDP does without sync_bn); run without sync_bn");
-  }
   if (a.batch < env.world) {
     fail("batch=", a.batch, " is the global batch and must be at least the world size ", env.world,
          " (each rank loads batch / world images)");
@@ -72,6 +69,11 @@ void distAfterSetup(TrainSession& s) {
   d.broadcast(tensorsOf(*s.model, true, true), "the broadcast of rank 0's initial weights");
   d.broadcast(tensorsOf(*s.ema_model, true, true), "the broadcast of rank 0's EMA weights");
   s.reducer = std::make_shared<GradReducer>(d, s.model->parameters());
+  if (s.args.sync_bn) {
+    const int layers = enableSyncBatchNorm(*s.model, d);
+    s.log("distributed: SyncBatchNorm in " + std::to_string(layers) +
+          " layers (statistics of the global batch, two small all-reduces per layer and step)");
+  }
   std::ostringstream os;
   os << "distributed: " << d.describe() << ", " << s.train_loader->batchesPerEpoch() << " batches of "
      << s.args.batch / d.world() << " per rank (global batch " << s.args.batch << "), gradients averaged in "

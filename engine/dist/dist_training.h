@@ -18,7 +18,7 @@ class DistContext;
 struct TrainSession;
 
 /// Joins the job when torchrun's variables are set (RANK, WORLD_SIZE, ...); nullptr for a single-process
-/// run. Throws ywb::Error for arguments distributed training cannot honour (batch < world, sync_bn).
+/// run. Throws ywb::Error for arguments distributed training cannot honour (batch < world).
 std::shared_ptr<DistContext> joinDistributedRun(const TrainArgs& args);
 /// LibTorch threads for one rank: `threads`, or the available CPUs shared by the ranks on this machine.
 int distThreads(const TrainSession& s);

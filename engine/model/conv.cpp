@@ -14,7 +14,7 @@ ConvImpl::ConvImpl(const ConvOptions& o) : options(o) {
 
 at::Tensor ConvImpl::forward(const at::Tensor& x) {
   at::Tensor y = conv->forward(x);
-  if (!fused_) y = bn->forward(y);
+  if (!fused_) y = bn_override && is_training() ? bn_override(*bn, y) : bn->forward(y);
   return options.act() ? at::silu(y) : y;
 }
 

@@ -2,6 +2,8 @@
 // State-dict keys: conv.weight, bn.weight, bn.bias, bn.running_mean, bn.running_var, bn.num_batches_tracked;
 // after fuse(): conv.weight, conv.bias. Thread rules: a module is used by one thread at a time.
 #pragma once
+#include <functional>
+
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
@@ -43,6 +45,8 @@ class ConvImpl : public torch::nn::Module {
   ConvOptions options;
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
+  /// When set, replaces bn's forward while training (SyncBatchNorm in distributed runs); state is bn's.
+  std::function<at::Tensor(torch::nn::BatchNorm2dImpl&, const at::Tensor&)> bn_override;
 
  private:
   bool fused_ = false;

@@ -230,6 +230,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   }
   ampCheck(s);
   if (s.dist) distAfterSetup(s);
+  if (a.sync_bn && !s.dist)
+    s.log("sync_bn=true applies to distributed runs only; one process uses plain BatchNorm");
   s.scaler = std::make_unique<GradScaler>(s.autocast && s.amp_dtype == at::kHalf);
   if (resume) s.scaler->restore(s.scaler_restore_scale, s.scaler_restore_growth);
 }

@@ -13,6 +13,7 @@
 #include "dist/dist_context.h"
 #include "dist/grad_reducer.h"
 #include "dist/process_group_factory.h"
+#include "dist/sync_batch_norm.h"
 #include "io/safetensors.h"
 #include "ywb/dist.h"
 #include "ywb/error.h"
@@ -97,6 +98,55 @@ int gradWorker() {
   ywb::writeFileAtomic(
       std::string(std::getenv("YWB_DIST_TEST_OUT")) + "/buckets" + std::to_string(env.rank),
       std::to_string(reducer.buckets()) + " " + std::to_string(reducer.launchedDuringBackward()));
+  ctx.finish();
+  return 0;
+}
+
+// SyncBatchNorm case: a global batch of 8 split 4 + 4 over two ranks; the reference is LibTorch's own
+// BatchNorm2d on the whole batch in one process.
+constexpr int kBnBatch = 8, kBnChannels = 4;
+struct BnCase {
+  at::Tensor x, r, w, b;  // input, upstream gradient dL/dy, BatchNorm weight and bias
+};
+BnCase bnCase() {
+  at::Generator g = at::detail::createCPUGenerator(77);
+  BnCase c;
+  c.x = at::randn({kBnBatch, kBnChannels, 5, 5}, g) * 2.0 + 0.5;
+  c.r = at::randn({kBnBatch, kBnChannels, 5, 5}, g);
+  c.w = at::randn({kBnChannels}, g);
+  c.b = at::randn({kBnChannels}, g);
+  return c;
+}
+torch::nn::BatchNorm2d makeBn(const BnCase& c) {
+  torch::nn::BatchNorm2d bn(torch::nn::BatchNorm2dOptions(kBnChannels).eps(1e-3).momentum(0.03));
+  torch::NoGradGuard ng;
+  bn->weight.copy_(c.w);
+  bn->bias.copy_(c.b);
+  return bn;
+}
+
+int syncBnWorker() {
+  const ywb::DistEnv env = ywb::distEnvFromEnvironment();
+  ywb::DistOptions o;
+  o.env = env;
+  o.timeout_s = 60;
+  ywb::DistContext ctx(o);
+  const BnCase c = bnCase();
+  torch::nn::BatchNorm2d bn = makeBn(c);
+  const int64_t per = kBnBatch / env.world;
+  at::Tensor x = c.x.slice(0, env.rank * per, (env.rank + 1) * per).clone().requires_grad_(true);
+  const at::Tensor y = ywb::syncBatchNorm(x, *bn, ctx);
+  (y * c.r.slice(0, env.rank * per, (env.rank + 1) * per)).sum().backward();
+  ywb::writeSafetensors(
+      std::string(std::getenv("YWB_DIST_TEST_OUT")) + "/bn" + std::to_string(env.rank) + ".safetensors",
+      {{"y", y.detach()},
+       {"dx", x.grad()},
+       {"dw", bn->weight.grad()},
+       {"db", bn->bias.grad()},
+       {"mean", bn->running_mean},
+       {"var", bn->running_var},
+       {"count", bn->num_batches_tracked}},
+      {});
   ctx.finish();
   return 0;
 }
@@ -195,15 +245,69 @@ class TestDist : public QObject {
     QVERIFY(b[1].toInt() >= 1);
   }
 
+  void syncBatchNormMatchesOneProcess() {
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const int port = ywb::pickFreePort();
+    std::vector<std::unique_ptr<QProcess>> ranks;
+    for (int r = 0; r < 2; ++r) {
+      auto p = std::make_unique<QProcess>();
+      QProcessEnvironment e = rankEnv(r, 2, port);
+      e.insert("YWB_DIST_TEST_WORKER", "syncbn");
+      e.insert("YWB_DIST_TEST_OUT", dir.path());
+      p->setProcessEnvironment(e);
+      p->setProcessChannelMode(QProcess::MergedChannels);
+      p->start(QCoreApplication::applicationFilePath(), {});
+      QVERIFY(p->waitForStarted());
+      ranks.push_back(std::move(p));
+    }
+    for (int r = 0; r < 2; ++r) {
+      QVERIFY2(ranks[size_t(r)]->waitForFinished(120000), "rank did not finish");
+      QVERIFY2(ranks[size_t(r)]->exitCode() == 0, ranks[size_t(r)]->readAll().constData());
+    }
+    const auto r0 = ywb::readSafetensors((dir.path() + "/bn0.safetensors").toStdString());
+    const auto r1 = ywb::readSafetensors((dir.path() + "/bn1.safetensors").toStdString());
+    // Reference: torch's BatchNorm2d in training mode on all 8 samples, same upstream gradient.
+    const BnCase c = bnCase();
+    torch::nn::BatchNorm2d bn = makeBn(c);
+    at::Tensor x = c.x.clone().requires_grad_(true);
+    const at::Tensor y = bn->forward(x);
+    (y * c.r).sum().backward();
+    auto close = [](const at::Tensor& a, const at::Tensor& b) {
+      return (a - b).abs().max().item<double>() <= 1e-5 * std::max(1.0, b.abs().max().item<double>());
+    };
+    QVERIFY(close(at::cat({r0.at("y"), r1.at("y")}), y.detach()));
+    QVERIFY(close(at::cat({r0.at("dx"), r1.at("dx")}), x.grad()));
+    // Weight and bias gradients are per-rank partial sums: the reducer adds them up (loss x world / world).
+    QVERIFY(close(r0.at("dw") + r1.at("dw"), bn->weight.grad()));
+    QVERIFY(close(r0.at("db") + r1.at("db"), bn->bias.grad()));
+    for (const auto* r : {&r0, &r1}) {  // both ranks hold the global running statistics
+      QVERIFY(close(r->at("mean"), bn->running_mean));
+      QVERIFY(close(r->at("var"), bn->running_var));
+      QCOMPARE(r->at("count").item<int64_t>(), int64_t(1));
+    }
+    // Not vacuous: each half alone has different statistics than the whole batch.
+    torch::nn::BatchNorm2d half = makeBn(c);
+    QVERIFY(!close(half->forward(c.x.slice(0, 0, 4)), y.detach().slice(0, 0, 4)));
+  }
+
+  void trainerTwoRanksThroughTheLauncher_data() {
+    QTest::addColumn<bool>("sync_bn");
+    QTest::newRow("plain BatchNorm") << false;
+    QTest::newRow("SyncBatchNorm") << true;
+  }
+
   void trainerTwoRanksThroughTheLauncher() {
     if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QFETCH(bool, sync_bn);
     QTemporaryDir dir;
     const std::string data = makeShapes(dir.path(), 8, 4);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(YW_CLI_PATH, {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64",
-                          "batch=4", "epochs=1", "workers=0", "amp=false", "device=cpu", "world=2",
-                          "project=" + dir.path(), "name=ddp", "dist_timeout=120"});
+    p.start(YW_CLI_PATH,
+            {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64", "batch=4",
+             "epochs=1", "workers=0", "amp=false", "device=cpu", "world=2", "project=" + dir.path(),
+             "name=ddp", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"});
     QVERIFY(p.waitForStarted());
     QVERIFY2(p.waitForFinished(400000), "ywb train world=2 did not finish");
     const QString out = QString::fromUtf8(p.readAllStandardOutput());
@@ -215,6 +319,7 @@ class TestDist : public QObject {
     QVERIFY(!QFile::exists(dir.path() + "/ddp2"));
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out + err));
     QVERIFY2(out.contains("rank 0 of 2 (gloo"), qPrintable(out));
+    QCOMPARE(out.contains("SyncBatchNorm in 57 layers"), sync_bn);  // yolov8n has 57 Conv+BN blocks
   }
 
   void lostRankIsNamedAndTheOtherExits_data() {
@@ -283,9 +388,9 @@ class TestDist : public QObject {
 };
 
 int main(int argc, char** argv) {
-  if (const char* w = std::getenv("YWB_DIST_TEST_WORKER"); w && std::string(w) == "grad") {
+  if (const char* w = std::getenv("YWB_DIST_TEST_WORKER"); w) {
     try {
-      return gradWorker();
+      return std::string(w) == "syncbn" ? syncBnWorker() : gradWorker();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "worker failed: %s\n", e.what());
       return 1;

@@ -57,6 +57,13 @@ void MetricChart::append(int series, double x, double y) {
   dirty_ = true;
 }
 
+QList<QPair<double, QString>> MetricChart::markers() const {
+  QList<QPair<double, QString>> out;
+  for (int i = 0; i < markers_.size(); ++i)
+    out << qMakePair(markers_[i]->point1->coords().x(), marker_labels_[i]->text());
+  return out;
+}
+
 void MetricChart::addMarker(double x, const QString& label) {
   auto* line = new QCPItemStraightLine(this);
   line->point1->setCoords(x, 0);

@@ -21,6 +21,8 @@ class MetricChart : public QCustomPlot {
   void refresh();
   /// Removes every point and marker.
   void clearData();
+  /// The markers so far: x and label, in the order added.
+  QList<QPair<double, QString>> markers() const;
   /// Points in series i.
   int points(int series) const;
   static QColor color(int i);

@@ -2,6 +2,7 @@
 
 #include <QPointer>
 #include <QThread>
+#include <algorithm>
 #include <exception>
 
 #include "ywb/error.h"
@@ -14,11 +15,14 @@ class TrainingController::Observer : public ywb::TrainObserver {
  public:
   explicit Observer(TrainingController* owner) : owner_(owner) {}
   void onPhase(ywb::TrainPhase phase, const std::string& detail) override {
-    post([phase, d = QString::fromStdString(detail)](TrainingController* c) {
-      Q_EMIT c->phaseChanged(phase, d);
+    post([phase, d = QString::fromStdString(detail), at = last_step_x_](TrainingController* c) {
+      Q_EMIT c->phaseChanged(phase, d, at);
     });
   }
-  void onStep(const ywb::StepMetrics& m) override { owner_->pushStep(m); }
+  void onStep(const ywb::StepMetrics& m) override {
+    last_step_x_ = m.epoch + double(m.batch + 1) / double(std::max<int64_t>(1, m.batches));
+    owner_->pushStep(m);
+  }
   void onEpoch(const ywb::EpochMetrics& m) override {
     post([m](TrainingController* c) { Q_EMIT c->epochFinished(m); });
   }
@@ -41,6 +45,9 @@ class TrainingController::Observer : public ywb::TrainObserver {
 
  private:
   TrainingController* owner_;
+  // Where the last reported step ends on the charts' epoch axis (trainer thread only). A phase carries it so
+  // markers land where the phase changed, not where the GUI's drain happened to be when the signal arrived.
+  double last_step_x_ = -1;  // -1: no step yet in this run (a resume that changes phase first)
 };
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {

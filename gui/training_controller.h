@@ -40,7 +40,9 @@ class TrainingController : public QObject {
 
  Q_SIGNALS:
   void started();
-  void phaseChanged(ywb::TrainPhase phase, const QString& detail);
+  /// `at_epoch`: the end of the last step reported before the change, in fractional epochs (the x of the
+  /// training charts: epoch + (batch + 1) / batches; -1 before the first step of this run).
+  void phaseChanged(ywb::TrainPhase phase, const QString& detail, double at_epoch);
   void epochFinished(const ywb::EpochMetrics& metrics);
   void logLine(const QString& line);
   void finished(const ywb::TrainSummary& summary);

@@ -278,16 +278,20 @@ void TrainingTab::drain() {
   }
 }
 
-void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail) {
+void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail, double at_epoch) {
+  if (at_epoch < 0) at_epoch = last_x_;  // no step yet in this session: where the charts end
   const QString name = QString::fromUtf8(ywb::trainPhaseName(phase));
   phases_ << name;
   phase_->setText(detail.isEmpty() ? name : name + ": " + detail);
   phase_->setToolTip(phase_->text());
-  if (last_phase_ == ywb::TrainPhase::Warmup && phase != ywb::TrainPhase::Warmup) {
-    for (MetricChart* c : {train_loss_, lr_}) c->addMarker(last_x_, tr("warmup end"));
+  // Validation and saving interrupt warmup at every epoch end: only the step into plain training ends it.
+  if (last_phase_ == ywb::TrainPhase::Warmup &&
+      (phase == ywb::TrainPhase::Training || phase == ywb::TrainPhase::CloseMosaic)) {
+    // after the last warmup step (the trainer warms up while iteration <= its warmup iterations)
+    for (MetricChart* c : {train_loss_, lr_}) c->addMarker(at_epoch, tr("warmup end"));
   }
   if (phase == ywb::TrainPhase::CloseMosaic && last_phase_ != ywb::TrainPhase::CloseMosaic) {
-    const double x = std::ceil(last_x_ - 1e-9);
+    const double x = std::ceil(at_epoch - 1e-9);
     for (MetricChart* c : {train_loss_, lr_, map_}) c->addMarker(x, tr("close mosaic"));
   }
   if (phase == ywb::TrainPhase::Validating || phase == ywb::TrainPhase::Saving) {

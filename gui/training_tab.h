@@ -55,7 +55,7 @@ class TrainingTab : public QWidget {
   void buildCharts(QWidget* host);
   void begin(const ywb::TrainArgs& args);
   void drain();
-  void onPhase(ywb::TrainPhase phase, const QString& detail);
+  void onPhase(ywb::TrainPhase phase, const QString& detail, double at_epoch);
   void onEpoch(const ywb::EpochMetrics& m);
   void onFinished(const ywb::TrainSummary& s);
   void onSample(double seconds, const ywb::SystemSample& s);

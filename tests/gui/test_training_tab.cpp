@@ -120,6 +120,56 @@ class TestTrainingTab : public QObject {
     QVERIFY2(probe.maxStallMs() >= 75.0, qPrintable(QString("probe saw %1 ms").arg(probe.maxStallMs())));
   }
 
+  void warmupEndMarkerWhereTheTrainerSaysWarmupEnds() {
+    // The trainer's rule (engine/train/lr_schedule.cpp warmupIterations, train_epoch.cpp): warmup lasts
+    // max(round(warmup_epochs * batches_per_epoch), 100) iterations and iteration ni (0-based, global) is a
+    // warmup step while ni <= that. Here: 20 train images, batch 1 -> 20 batches per epoch; warmup_epochs 2
+    // -> max(40, 100) = 100 iterations, so the last warmup step is ni = 100 (epoch 5, batch 0), which ends
+    // at x = epoch + (batch + 1) / batches = 5 + 1/20 = 5.05 on the charts' epoch axis. 6 epochs = 120 steps
+    // (one thread: ~15-40 ms a step at 64 px; two threads on a loaded 2-core machine were 30x slower).
+    QTemporaryDir dir;
+    ywb::SynthOptions o;
+    o.out = (dir.path() + "/shapes").toStdString();
+    o.train = 20;
+    o.val = 2;
+    o.imgsz = 64;
+    o.workers = 2;
+    const std::string data = ywb::synthesizeDataset(o).data_yaml;
+    ywb::gui::TrainingTab tab;
+    tab.setArgsProvider([&] {
+      ywb::TrainArgs a;
+      for (const auto& [k, v] :
+           std::vector<std::pair<std::string, std::string>>{{"data", data},
+                                                            {"epochs", "6"},
+                                                            {"batch", "1"},
+                                                            {"imgsz", "64"},
+                                                            {"workers", "1"},
+                                                            {"device", "cpu"},
+                                                            {"amp", "false"},
+                                                            {"warmup_epochs", "2"},
+                                                            {"val", "false"},
+                                                            {"mosaic", "0"},
+                                                            {"close_mosaic", "0"},
+                                                            {"project", (dir.path() + "/runs").toStdString()},
+                                                            {"name", "warmup"},
+                                                            {"threads", "1"}})
+        if (!a.set(k, v)) qFatal("bad argument %s", k.c_str());
+      return a;
+    });
+    QSignalSpy ended(tab.controller(), &ywb::gui::TrainingController::stoppedRunning);
+    QSignalSpy failed(tab.controller(), &ywb::gui::TrainingController::failed);
+    tab.startTraining();
+    QTRY_VERIFY_WITH_TIMEOUT(ended.count() == 1, 240000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(tab.chart("trainLoss")->points(0), 120);  // CPU runs report every step
+    for (const char* name : {"trainLoss", "lr"}) {
+      const auto markers = tab.chart(name)->markers();
+      QCOMPARE(markers.size(), 1);  // no close-mosaic marker: close_mosaic=0
+      QCOMPARE(markers[0].second, QString("warmup end"));
+      QVERIFY2(qAbs(markers[0].first - 5.05) < 1e-9, qPrintable(QString::number(markers[0].first, 'g', 12)));
+    }
+  }
+
   void runStopResumeAndScreenshots() {
     MainWindow w;
     w.show();

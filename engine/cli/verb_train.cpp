@@ -12,10 +12,16 @@ namespace {
 
 Trainer* g_trainer = nullptr;
 
-extern "C" void onInterrupt(int) {
-  // First Ctrl-C: finish the step, save `last`, exit cleanly. A second one kills the process.
+extern "C" void onInterrupt(int sig) {
+  // First Ctrl-C (or SIGTERM, e.g. from the GUI, a launcher or Slurm): finish the step, save `last`, exit
+  // cleanly. A second one kills the process.
   if (g_trainer) g_trainer->requestStop();
-  std::signal(SIGINT, SIG_DFL);
+  std::signal(sig, SIG_DFL);
+}
+
+extern "C" void onPauseToggle(int) {
+  // SIGUSR1 pauses before the next step, a second SIGUSR1 continues (atomic flags: signal-safe).
+  if (g_trainer) g_trainer->setPaused(!g_trainer->paused());
 }
 
 int runTrain(const Args& a) {
@@ -46,6 +52,7 @@ int runTrain(const Args& a) {
     lo.grace_s = args.dist_timeout + 30;
     if (!a.json)
       std::cerr << "ywb: starting " << ranks << " ranks on this machine (device=" << args.device << ")\n";
+    std::signal(SIGUSR1, SIG_IGN);  // the launcher forwards it to rank 0 (see launchLocalWorkers)
     return launchLocalWorkers(lo);
   }
   TrainProgress progress(a.json);
@@ -53,9 +60,13 @@ int runTrain(const Args& a) {
   trainer.setObserver(&progress);
   g_trainer = &trainer;
   std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  std::signal(SIGUSR1, onPauseToggle);
   const TrainSummary s = trainer.run();
   g_trainer = nullptr;
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGUSR1, SIG_DFL);
   return s.stopped ? 130 : 0;
 }
 
@@ -66,7 +77,9 @@ std::string trainHelp() {
       "Trains a detector and writes runs/detect/<name>/ (args.yaml, results.csv, weights/last and best\n"
       ".safetensors). Metrics are COCO-exact (pycocotools numbers; they read lower than Ultralytics'\n"
       "in-training mAP). Ctrl-C stops after the current step and saves weights/last.safetensors;\n"
-      "`ywb train resume=runs/detect/NAME` continues. --json prints one JSON event per line.\n\narguments:\n";
+      "`ywb train resume=runs/detect/NAME` continues. `kill -USR1 PID` pauses before the next step and\n"
+      "continues on the next SIGUSR1 (all ranks of a distributed run). --json prints one JSON event per\n"
+      "line.\n\narguments:\n";
   std::string group;
   for (const auto& s : trainArgSpecs()) {
     if (s.group != group) {

@@ -2,7 +2,9 @@
 
 #include <torch/cuda.h>
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 #include "core/threads.h"
@@ -90,8 +92,31 @@ bool distBeforeStep(TrainSession& s, int epoch, int64_t batch) {
   DistContext& d = *s.dist;
   const std::string phase = stepName(epoch, batch);
   d.setPhase(phase);
-  const bool local_stop = s.stop && s.stop->load();
-  if (d.anyTrue(local_stop, phase + " (stop request)")) return false;
+  // One small all-reduce (max) carries every rank's stop and pause requests: a request on any rank (in
+  // practice rank 0, which the GUI or `kill -USR1` talks to) stops or pauses all ranks at the same step.
+  auto exchange = [&](const std::string& what, bool* pause) {
+    at::Tensor flags = at::tensor({int32_t(s.stop && s.stop->load()), int32_t(s.pause && s.pause->load())},
+                                  at::TensorOptions().dtype(at::kInt))
+                           .to(d.device());
+    d.allreduce(flags, true, what);
+    const at::Tensor f = flags.to(at::kCPU);
+    *pause = f[1].item<int32_t>() != 0;
+    return f[0].item<int32_t>() != 0;
+  };
+  bool paused = false;
+  if (exchange(phase + " (stop and pause requests)", &paused)) return false;
+  if (paused) {
+    // Paused together: the ranks keep exchanging the flags every 0.2 s, so heartbeats and the collective
+    // timeout see a live job however long the pause lasts.
+    s.log("paused on all " + std::to_string(d.world()) + " ranks before " + phase);
+    while (paused) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      d.tick();
+      if (exchange("paused before " + phase, &paused)) return false;
+    }
+    s.log("continuing on all " + std::to_string(d.world()) + " ranks");
+    d.setPhase(phase);
+  }
   d.broadcast(tensorsOf(*s.model, false, true), phase + " (BatchNorm buffers from rank 0)");
   return true;
 }

@@ -25,8 +25,9 @@ int distThreads(const TrainSession& s);
 /// After the AMP check: rank 0's weights, buffers (model and EMA) and AMP decision go to every rank; the
 /// gradient reducer is installed.
 void distAfterSetup(TrainSession& s);
-/// At the start of a training step: marks progress, agrees on stop requests (false: all ranks stop now),
-/// and broadcasts rank 0's buffers (BatchNorm statistics), as DistributedDataParallel does.
+/// At the start of a training step: marks progress, agrees on stop requests (false: all ranks stop now)
+/// and pause requests (all ranks wait here together until no rank asks for the pause), and broadcasts rank
+/// 0's buffers (BatchNorm statistics), as DistributedDataParallel does.
 bool distBeforeStep(TrainSession& s, int epoch, int64_t batch);
 /// The loss this rank back-propagates (Ultralytics multiplies by the world size).
 at::Tensor distScaleLoss(const TrainSession& s, const at::Tensor& loss);

@@ -22,9 +22,13 @@ namespace ywb {
 namespace {
 
 volatile sig_atomic_t g_term_signal = 0;
+volatile sig_atomic_t g_pause_signal = 0;
 
 extern "C" void onTerm(int sig) {
   g_term_signal = sig;
+}
+extern "C" void onPause(int) {
+  g_pause_signal = 1;
 }
 
 struct Child {
@@ -130,13 +134,17 @@ int launchLocalWorkers(const LaunchOptions& o) {
 
   // The terminal's Ctrl-C reaches every rank directly (same process group): the launcher ignores it and
   // waits for the ranks to stop together. SIGTERM (e.g. from Slurm or a GUI) is forwarded.
+  // SIGUSR1 (pause/continue) goes to rank 0, which shares it with the others at the next step.
   struct sigaction ign {
-  }, term{}, old_int{}, old_term{};
+  }, term{}, pause{}, old_int{}, old_term{}, old_usr1{};
   ign.sa_handler = SIG_IGN;
   term.sa_handler = onTerm;
+  pause.sa_handler = onPause;
   ::sigaction(SIGINT, &ign, &old_int);
   ::sigaction(SIGTERM, &term, &old_term);
+  ::sigaction(SIGUSR1, &pause, &old_usr1);
   g_term_signal = 0;
+  g_pause_signal = 0;
 
   using Clock = std::chrono::steady_clock;
   int first_failed = -1;
@@ -150,6 +158,10 @@ int launchLocalWorkers(const LaunchOptions& o) {
         if (!c.exited) ::kill(c.pid, SIGTERM);
       }
       g_term_signal = 0;
+    }
+    if (g_pause_signal) {
+      if (!children.empty() && !children[0].exited) ::kill(children[0].pid, SIGUSR1);
+      g_pause_signal = 0;
     }
     std::vector<pollfd> pfds;
     std::vector<int> ranks;
@@ -218,6 +230,7 @@ int launchLocalWorkers(const LaunchOptions& o) {
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGUSR1, &old_usr1, nullptr);
   if (first_failed >= 0) {
     std::cerr << "ywb: distributed run failed: rank " << first_failed << " "
               << describeStatus(children[size_t(first_failed)].status) << " first\n";

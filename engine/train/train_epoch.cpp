@@ -74,7 +74,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   bool in_warmup = false;
   for (; s.train_loader->next(batch); ++i) {
     if (s.dist) {
-      if (!distBeforeStep(s, epoch, i)) return false;  // pause is not offered in distributed runs
+      if (!distBeforeStep(s, epoch, i)) return false;  // stop and pause agreed by all ranks
     } else if (!waitWhilePaused(s)) {
       return false;
     }

@@ -2,6 +2,7 @@
 // this test binary re-executed as a worker (YWB_DIST_TEST_WORKER) or `ywb train` itself.
 #include <torch/torch.h>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
@@ -320,6 +321,47 @@ class TestDist : public QObject {
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out + err));
     QVERIFY2(out.contains("rank 0 of 2 (gloo"), qPrintable(out));
     QCOMPARE(out.contains("SyncBatchNorm in 57 layers"), sync_bn);  // yolov8n has 57 Conv+BN blocks
+  }
+
+  void pauseAndContinueAllRanks() {
+    // `kill -USR1` on the launcher (what a GUI or a user does) pauses both ranks before the next step;
+    // a second SIGUSR1 continues; the job then ends normally with identical weights on both ranks.
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const std::string data = makeShapes(dir.path(), 16, 4);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(YW_CLI_PATH, {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64",
+                          "batch=4", "epochs=3", "workers=0", "amp=false", "device=cpu", "world=2",
+                          "project=" + dir.path(), "name=pause", "dist_timeout=60", "--json"});
+    QVERIFY(p.waitForStarted());
+    QString out;
+    auto readUntil = [&](const QString& needle, int ms) {
+      QElapsedTimer t;
+      t.start();
+      while (!out.contains(needle) && t.elapsed() < ms && p.state() == QProcess::Running) {
+        p.waitForReadyRead(100);
+        out += QString::fromUtf8(p.readAllStandardOutput());
+      }
+      return out.contains(needle);
+    };
+    QVERIFY2(readUntil("\"event\":\"step\"", 120000), qPrintable(out + p.readAllStandardError()));
+    ::kill(pid_t(p.processId()), SIGUSR1);
+    QVERIFY2(readUntil("paused on all 2 ranks", 60000), qPrintable(out + p.readAllStandardError()));
+    // While paused no step completes, for longer than the watchdog's heartbeat period (5 s without a
+    // heartbeat would be "lost"); the pause itself must not look like a hang.
+    const int steps_at_pause = int(out.count("\"event\":\"step\""));
+    QTest::qWait(6000);
+    out += QString::fromUtf8(p.readAllStandardOutput());
+    QCOMPARE(int(out.count("\"event\":\"step\"")), steps_at_pause);
+    QCOMPARE(p.state(), QProcess::Running);
+    ::kill(pid_t(p.processId()), SIGUSR1);
+    QVERIFY2(readUntil("continuing on all 2 ranks", 60000), qPrintable(out));
+    QVERIFY2(p.waitForFinished(300000), "ywb train world=2 did not finish after the pause");
+    out += QString::fromUtf8(p.readAllStandardOutput());
+    QVERIFY2(p.exitCode() == 0, qPrintable(out + p.readAllStandardError()));
+    QVERIFY(out.count("\"event\":\"step\"") > steps_at_pause);
+    QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out));
   }
 
   void lostRankIsNamedAndTheOtherExits_data() {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <exception>
 
+#include "cli_training_run.h"
+#include "ywb/dist.h"
 #include "ywb/error.h"
 #include "ywb/trainer.h"
 
@@ -71,7 +73,19 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
     std::lock_guard<std::mutex> lock(mutex_);
     steps_.clear();
   }
-  trainer_ = std::make_unique<ywb::Trainer>(args);
+  delete cli_run_;
+  cli_run_ = nullptr;
+  try {
+    if (ywb::localRanksRequested(args.device, args.world) > 1) {
+      trainer_.reset();  // the previous run's thread has been reaped above
+      observer_.reset();
+      return startProcess(args);
+    }
+    trainer_ = std::make_unique<ywb::Trainer>(args);
+  } catch (const std::exception& e) {
+    Q_EMIT failed(QString::fromUtf8(e.what()));
+    return false;
+  }
   observer_ = std::make_unique<Observer>(this);
   trainer_->setObserver(observer_.get());
   running_ = true;
@@ -98,12 +112,49 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   return true;
 }
 
+bool TrainingController::startProcess(const ywb::TrainArgs& args) {
+  const QString program = cli_path_.isEmpty() ? CliTrainingRun::findCli() : cli_path_;
+  if (program.isEmpty()) {
+    Q_EMIT failed(
+        tr("a multi-rank run needs the ywb program (one process per rank), and it was not found "
+           "next to this program or on PATH; set YWB_CLI to its path"));
+    return false;
+  }
+  cli_run_ = new CliTrainingRun(this);
+  cli_last_x_ = -1;
+  CliTrainingRun* run = cli_run_;
+  connect(run, &CliTrainingRun::phase, this,
+          [this](ywb::TrainPhase p, const QString& d) { Q_EMIT phaseChanged(p, d, cli_last_x_); });
+  connect(run, &CliTrainingRun::step, this, [this](const ywb::StepMetrics& m) {
+    cli_last_x_ = m.epoch + double(m.batch + 1) / double(std::max<int64_t>(1, m.batches));
+    pushStep(m);
+  });
+  connect(run, &CliTrainingRun::epoch, this, &TrainingController::epochFinished);
+  connect(run, &CliTrainingRun::logLine, this, &TrainingController::logLine);
+  connect(run, &CliTrainingRun::finished, this, &TrainingController::finished);
+  connect(run, &CliTrainingRun::failed, this, &TrainingController::failed);
+  connect(run, &CliTrainingRun::ended, this, [this, run] {
+    if (run != cli_run_) return;
+    running_ = false;
+    Q_EMIT stoppedRunning();
+  });
+  running_ = true;
+  paused_ = false;
+  Q_EMIT logLine(tr("Multi-rank run: %1 processes through the ywb launcher")
+                     .arg(ywb::localRanksRequested(args.device, args.world)));
+  run->start(program, args);
+  Q_EMIT started();
+  return true;
+}
+
 void TrainingController::setPaused(bool paused) {
   paused_ = paused;
+  if (cli_run_ && running_) cli_run_->setPaused(paused);
   if (trainer_ && running_) trainer_->setPaused(paused);
 }
 
 void TrainingController::requestStop() {
+  if (cli_run_ && running_) cli_run_->requestStop();
   if (trainer_ && running_) {
     trainer_->setPaused(false);
     trainer_->requestStop();
@@ -123,6 +174,8 @@ void TrainingController::pushStep(const ywb::StepMetrics& m) {
 }
 
 void TrainingController::shutdown() {
+  delete cli_run_;  // stops and reaps the child processes
+  cli_run_ = nullptr;
   if (!thread_) return;
   requestStop();
   thread_->wait();

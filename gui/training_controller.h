@@ -1,5 +1,7 @@
 // Runs one ywb::Trainer on a worker QThread and hands its events to the GUI thread: step metrics through a
 // mutex-guarded queue the GUI drains on a timer, everything else as signals emitted on the GUI thread.
+// Multi-rank runs (device=0,1 or device=cpu world=2) need one process per rank: those run as `ywb train
+// --json` child processes (CliTrainingRun) whose rank-0 events arrive through the same queue and signals.
 // Thread rules: every public method is for the GUI thread; the observer callbacks run on the worker thread
 // and only copy values (into the queue or into a queued call).
 #pragma once
@@ -9,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "train_metatypes.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
 
@@ -19,6 +22,8 @@ class Trainer;
 }
 
 namespace ywb::gui {
+
+class CliTrainingRun;
 
 class TrainingController : public QObject {
   Q_OBJECT
@@ -32,6 +37,10 @@ class TrainingController : public QObject {
   /// Asks the trainer to finish the current step, save `last` and return.
   void requestStop();
   bool running() const { return running_; }
+  /// True while the current (or last) run is a multi-rank run in `ywb train` child processes.
+  bool distributed() const { return cli_run_ != nullptr; }
+  /// The ywb executable for multi-rank runs (default: CliTrainingRun::findCli()).
+  void setCliPath(const QString& path) { cli_path_ = path; }
   bool paused() const { return paused_; }
   /// Removes and returns the step metrics queued since the last call.
   std::vector<ywb::StepMetrics> takeSteps();
@@ -54,6 +63,7 @@ class TrainingController : public QObject {
   class Observer;
   friend class Observer;
   void pushStep(const ywb::StepMetrics& m);
+  bool startProcess(const ywb::TrainArgs& args);
 
   std::unique_ptr<ywb::Trainer> trainer_;
   std::unique_ptr<Observer> observer_;
@@ -62,10 +72,9 @@ class TrainingController : public QObject {
   std::vector<ywb::StepMetrics> steps_;
   bool running_ = false;
   bool paused_ = false;
+  CliTrainingRun* cli_run_ = nullptr;  // the multi-rank run's child process, when there is one
+  QString cli_path_;
+  double cli_last_x_ = -1;  // end of the child's last step on the epoch axis (see phaseChanged)
 };
 
 }  // namespace ywb::gui
-
-Q_DECLARE_METATYPE(ywb::TrainPhase)
-Q_DECLARE_METATYPE(ywb::EpochMetrics)
-Q_DECLARE_METATYPE(ywb::TrainSummary)

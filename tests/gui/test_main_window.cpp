@@ -50,6 +50,21 @@ class TestMainWindow : public QObject {
     QVERIFY(QFileInfo(file).size() > 10000);
   }
 
+  void systemPanelShowsEveryGpu() {
+    // The fake NVML driver (tests/fakes/fake_nvml.c) reports two GPUs: GPU 0 at 87% load with 20 of 80 GiB
+    // used (25%), GPU 1 at 3% with 1 of 8 GiB (12.5%). One load and one memory series per GPU follow CPU,
+    // RAM.
+    qputenv("YWB_NVML_LIB", YW_FAKE_NVML);
+    ywb::gui::MainWindow w;
+    qunsetenv("YWB_NVML_LIB");
+    QCustomPlot* chart = w.systemPanel()->chart();
+    QTRY_VERIFY_WITH_TIMEOUT(chart->graphCount() == 6 && chart->graph(5)->dataCount() >= 1, 5000);
+    const QStringList names = {"CPU", "RAM", "GPU0 load", "GPU0 memory", "GPU1 load", "GPU1 memory"};
+    const QList<double> expected = {87, 25, 3, 12.5};
+    for (int i = 0; i < 6; ++i) QCOMPARE(chart->graph(i)->name(), names[i]);
+    for (int i = 0; i < 4; ++i) QCOMPARE(chart->graph(2 + i)->data()->at(0)->value, expected[i]);
+  }
+
   void splitterPositionsAreRemembered() {
     QSettings().clear();
     QList<int> saved;

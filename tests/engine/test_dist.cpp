@@ -162,6 +162,27 @@ QProcessEnvironment rankEnv(int rank, int world, int port) {
   return e;
 }
 
+// Runs this binary as worker `worker` on ranks 0 and 1 (output files under `out`); both must exit 0.
+void runTwoWorkers(const char* worker, const QString& out) {
+  const int port = ywb::pickFreePort();
+  std::vector<std::unique_ptr<QProcess>> ranks;
+  for (int r = 0; r < 2; ++r) {
+    auto p = std::make_unique<QProcess>();
+    QProcessEnvironment e = rankEnv(r, 2, port);
+    e.insert("YWB_DIST_TEST_WORKER", worker);
+    e.insert("YWB_DIST_TEST_OUT", out);
+    p->setProcessEnvironment(e);
+    p->setProcessChannelMode(QProcess::MergedChannels);
+    p->start(QCoreApplication::applicationFilePath(), {});
+    QVERIFY(p->waitForStarted());
+    ranks.push_back(std::move(p));
+  }
+  for (auto& p : ranks) {
+    QVERIFY2(p->waitForFinished(180000), "rank did not finish");
+    QVERIFY2(p->exitCode() == 0, p->readAll().constData());
+  }
+}
+
 std::string makeShapes(const QString& dir, int train, int val) {
   ywb::SynthOptions o;
   o.out = (dir + "/shapes").toStdString();
@@ -207,23 +228,8 @@ class TestDist : public QObject {
   void twoRanksMatchOneProcessWithTheGlobalBatch() {
     if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
     QTemporaryDir dir;
-    const int port = ywb::pickFreePort();
-    std::vector<std::unique_ptr<QProcess>> ranks;
-    for (int r = 0; r < 2; ++r) {
-      auto p = std::make_unique<QProcess>();
-      QProcessEnvironment e = rankEnv(r, 2, port);
-      e.insert("YWB_DIST_TEST_WORKER", "grad");
-      e.insert("YWB_DIST_TEST_OUT", dir.path());
-      p->setProcessEnvironment(e);
-      p->setProcessChannelMode(QProcess::MergedChannels);
-      p->start(QCoreApplication::applicationFilePath(), {});
-      QVERIFY(p->waitForStarted());
-      ranks.push_back(std::move(p));
-    }
-    for (int r = 0; r < 2; ++r) {
-      QVERIFY2(ranks[size_t(r)]->waitForFinished(180000), "rank did not finish");
-      QVERIFY2(ranks[size_t(r)]->exitCode() == 0, ranks[size_t(r)]->readAll().constData());
-    }
+    runTwoWorkers("grad", dir.path());
+    if (QTest::currentTestFailed()) return;
     const at::Tensor w0 = ywb::readSafetensors((dir.path() + "/rank0.safetensors").toStdString()).at("w");
     const at::Tensor w1 = ywb::readSafetensors((dir.path() + "/rank1.safetensors").toStdString()).at("w");
     // Both ranks apply the same averaged gradients to the same broadcast weights: bit-identical.
@@ -249,23 +255,8 @@ class TestDist : public QObject {
   void syncBatchNormMatchesOneProcess() {
     if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
     QTemporaryDir dir;
-    const int port = ywb::pickFreePort();
-    std::vector<std::unique_ptr<QProcess>> ranks;
-    for (int r = 0; r < 2; ++r) {
-      auto p = std::make_unique<QProcess>();
-      QProcessEnvironment e = rankEnv(r, 2, port);
-      e.insert("YWB_DIST_TEST_WORKER", "syncbn");
-      e.insert("YWB_DIST_TEST_OUT", dir.path());
-      p->setProcessEnvironment(e);
-      p->setProcessChannelMode(QProcess::MergedChannels);
-      p->start(QCoreApplication::applicationFilePath(), {});
-      QVERIFY(p->waitForStarted());
-      ranks.push_back(std::move(p));
-    }
-    for (int r = 0; r < 2; ++r) {
-      QVERIFY2(ranks[size_t(r)]->waitForFinished(120000), "rank did not finish");
-      QVERIFY2(ranks[size_t(r)]->exitCode() == 0, ranks[size_t(r)]->readAll().constData());
-    }
+    runTwoWorkers("syncbn", dir.path());
+    if (QTest::currentTestFailed()) return;
     const auto r0 = ywb::readSafetensors((dir.path() + "/bn0.safetensors").toStdString());
     const auto r1 = ywb::readSafetensors((dir.path() + "/bn1.safetensors").toStdString());
     // Reference: torch's BatchNorm2d in training mode on all 8 samples, same upstream gradient.

@@ -78,9 +78,10 @@ class TestBenchTrain : public QObject {
     const ywb::TrainBenchResult r = ywb::benchTrain(o);
     QCOMPARE(r.epochs, 1);
     QVERIFY(r.train_s > 0 && r.val_s > 0 && r.save_s > 0 && r.setup_s > 0);
-    // The phases partition the run's wall time up to the few statements outside any phase.
+    // The phases partition the run's wall time up to what happens outside any phase (constructing and
+    // destroying the Trainer, deleting the temporary folder): a small share even on a loaded machine.
     const double parts = r.setup_s + r.train_s + r.val_s + r.save_s;
-    QVERIFY2(parts <= r.total_s + 1e-3 && parts >= 0.9 * r.total_s,
+    QVERIFY2(parts <= r.total_s + 1e-3 && parts >= 0.8 * r.total_s,
              qPrintable(QString("phases %1 s of %2 s").arg(parts).arg(r.total_s)));
     QVERIFY(r.train_images_per_s > 0);
     QVERIFY(r.map50 >= 0 && r.map50 <= 1);

@@ -2,6 +2,583 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>QObject</name>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>PASSED</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>FAILED</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>boxes %1 px, scores %2 (%3 images)</source>
+        <translation>框 %1 像素，分数 %2（%3 张图像）</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::AugmentationTab</name>
+    <message>
+        <source>Reroll</source>
+        <translation>重新抽样</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>range: %1 .. %2</source>
+        <translation>范围：%1 .. %2</translation>
+    </message>
+    <message>
+        <source>Preview tile size (the training imgsz is used when it is smaller)</source>
+        <translation>预览图块大小（训练 imgsz 更小时使用 imgsz）</translation>
+    </message>
+    <message>
+        <source>tile px</source>
+        <translation>图块像素</translation>
+    </message>
+    <message>
+        <source>Open a dataset in the Dataset tab.</source>
+        <translation>请先在“数据集”页打开一个数据集。</translation>
+    </message>
+    <message>
+        <source>Rendering...</source>
+        <translation>正在渲染……</translation>
+    </message>
+    <message>
+        <source>Preview failed: %1</source>
+        <translation>预览失败：%1</translation>
+    </message>
+    <message>
+        <source>Rendered %1 sample(s) in %2 ms (seed %3)</source>
+        <translation>已渲染 %1 个样本，用时 %2 毫秒（种子 %3）</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::CliTrainingRun</name>
+    <message>
+        <source>could not start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message>
+        <source>$ %1 %2</source>
+        <translation>$ %1 %2</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>崩溃</translation>
+    </message>
+    <message>
+        <source>exited with status %1</source>
+        <translation>以状态 %1 退出</translation>
+    </message>
+    <message>
+        <source>ywb train %1 before the run finished%2</source>
+        <translation>ywb train 在训练结束前%1%2</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::DatasetTab</name>
+    <message>
+        <source>Open data.yaml...</source>
+        <translation>打开 data.yaml...</translation>
+    </message>
+    <message>
+        <source>Rescan</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <source>No dataset open.</source>
+        <translation>未打开数据集。</translation>
+    </message>
+    <message>
+        <source>Recent datasets</source>
+        <translation>最近的数据集</translation>
+    </message>
+    <message>
+        <source>Boxes per class (train)</source>
+        <translation>每类框数（训练集）</translation>
+    </message>
+    <message>
+        <source>Create from folder...</source>
+        <translation>从文件夹创建……</translation>
+    </message>
+    <message>
+        <source>Write a data.yaml for a folder of images and YOLO labels (images/train + images/val, train/images + val/images, or one images/ folder split 9:1) and open it</source>
+        <translation>为包含图像和 YOLO 标注的文件夹生成 data.yaml（images/train + images/val、train/images + val/images，或按 9:1 划分的单个 images/ 文件夹）并打开它</translation>
+    </message>
+    <message>
+        <source>Item</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Double-click a problem to open its image</source>
+        <translation>双击问题以打开对应图像</translation>
+    </message>
+    <message>
+        <source>class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>boxes</source>
+        <translation>框数</translation>
+    </message>
+    <message>
+        <source>Box size (train, normalised)</source>
+        <translation>框尺寸（训练集，归一化）</translation>
+    </message>
+    <message>
+        <source>width</source>
+        <translation>宽</translation>
+    </message>
+    <message>
+        <source>height</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Open a data.yaml to browse its images with their ground-truth boxes.</source>
+        <translation>打开 data.yaml 以浏览图像及其真值框。</translation>
+    </message>
+    <message>
+        <source>Open dataset</source>
+        <translation>打开数据集</translation>
+    </message>
+    <message>
+        <source>Dataset YAML (*.yaml *.yml)</source>
+        <translation>数据集 YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Dataset folder (images and labels)</source>
+        <translation>数据集文件夹（图像和标注）</translation>
+    </message>
+    <message>
+        <source>data.yaml exists</source>
+        <translation>data.yaml 已存在</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Open it, or replace it with one written from the folder?</source>
+        <translation>%1 已存在。打开它，还是用根据文件夹生成的新文件替换它？</translation>
+    </message>
+    <message>
+        <source>Open it</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Replace it</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>Looking for images and labels in %1 ...</source>
+        <translation>正在 %1 中查找图像和标注……</translation>
+    </message>
+    <message>
+        <source>Could not create a data.yaml: %1</source>
+        <translation>无法创建 data.yaml：%1</translation>
+    </message>
+    <message>
+        <source>Scanning %1 ...</source>
+        <translation>正在扫描 %1 ……</translation>
+    </message>
+    <message>
+        <source>Could not open the dataset: %1</source>
+        <translation>无法打开数据集：%1</translation>
+    </message>
+    <message>
+        <source>%1 images, %2 boxes</source>
+        <translation>%1 张图像，%2 个框</translation>
+    </message>
+    <message>
+        <source>with labels</source>
+        <translation>有标注</translation>
+    </message>
+    <message>
+        <source>backgrounds</source>
+        <translation>背景图</translation>
+    </message>
+    <message>
+        <source>orphan label files</source>
+        <translation>无图像的标注文件</translation>
+    </message>
+    <message>
+        <source>corrupt (excluded)</source>
+        <translation>损坏（已排除）</translation>
+    </message>
+    <message>
+        <source>duplicate rows removed</source>
+        <translation>已删除的重复行</translation>
+    </message>
+    <message>
+        <source>zero-area rows dropped</source>
+        <translation>已丢弃的零面积行</translation>
+    </message>
+    <message>
+        <source>scan</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>from cache, %1 s</source>
+        <translation>来自缓存，%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>%1: %2 classes, %3 problem(s)%4</source>
+        <translation>%1：%2 个类别，%3 个问题%4</translation>
+    </message>
+    <message>
+        <source>  (not ready for training)</source>
+        <translation>  （尚不能用于训练）</translation>
+    </message>
+    <message>
+        <source>Dataset %1 scanned: %2 problem(s)</source>
+        <translation>数据集 %1 扫描完成：%2 个问题</translation>
+    </message>
+    <message>
+        <source>Cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::ExportTab</name>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Formats</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>a run&apos;s weights/best.safetensors (checkpoint or exported weights)</source>
+        <translation>某次训练的 weights/best.safetensors（检查点或导出的权重）</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览……</translation>
+    </message>
+    <message>
+        <source>safetensors (EMA state dict, Ultralytics key names, metadata)</source>
+        <translation>safetensors（EMA 状态字典、Ultralytics 键名、元数据）</translation>
+    </message>
+    <message>
+        <source>ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels)</source>
+        <translation>ONNX（融合计算图，输出 [N, 4+nc, anchors]，框为像素坐标 xywh）</translation>
+    </message>
+    <message>
+        <source>This build has no ONNX (install libonnx-dev)</source>
+        <translation>此版本不含 ONNX 支持（请安装 libonnx-dev）</translation>
+    </message>
+    <message>
+        <source>as trained</source>
+        <translation>与训练时相同</translation>
+    </message>
+    <message>
+        <source>ONNX input size; rounded up to a multiple of the model&apos;s largest stride</source>
+        <translation>ONNX 输入尺寸；向上取整为模型最大步长的倍数</translation>
+    </message>
+    <message>
+        <source>Image size</source>
+        <translation>图像尺寸</translation>
+    </message>
+    <message>
+        <source>fp16 weights (ONNX: fp16 storage with Cast nodes, fp32 compute and I/O)</source>
+        <translation>fp16 权重（ONNX：以 fp16 存储并插入 Cast 节点，计算和输入输出为 fp32）</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>数值精度</translation>
+    </message>
+    <message>
+        <source>dynamic batch, height and width</source>
+        <translation>动态批大小、高度和宽度</translation>
+    </message>
+    <message>
+        <source>ONNX shapes</source>
+        <translation>ONNX 形状</translation>
+    </message>
+    <message>
+        <source>ONNX batch</source>
+        <translation>ONNX 批大小</translation>
+    </message>
+    <message>
+        <source>ONNX opset</source>
+        <translation>ONNX 算子集版本</translation>
+    </message>
+    <message>
+        <source>read every export back; run ONNX with OpenCV DNN against LibTorch</source>
+        <translation>回读每个导出文件；用 OpenCV DNN 运行 ONNX 并与 LibTorch 对比</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>image or folder (empty: a synthetic image)</source>
+        <translation>图像或文件夹（留空：使用合成图像）</translation>
+    </message>
+    <message>
+        <source>Folder...</source>
+        <translation>文件夹……</translation>
+    </message>
+    <message>
+        <source> images</source>
+        <translation> 张图像</translation>
+    </message>
+    <message>
+        <source>Verify on</source>
+        <translation>校验数据</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Input / output</source>
+        <translation>输入 / 输出</translation>
+    </message>
+    <message>
+        <source>Verification</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>Max |diff|</source>
+        <translation>最大 |差值|</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>safetensors (*.safetensors)</source>
+        <translation>safetensors (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>Verification images</source>
+        <translation>校验图像</translation>
+    </message>
+    <message>
+        <source>choose the weights to export</source>
+        <translation>请选择要导出的权重</translation>
+    </message>
+    <message>
+        <source>Exporting %1 ...</source>
+        <translation>正在导出 %1 ……</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Exported, but a verification FAILED (see the report)</source>
+        <translation>已导出，但有一项校验失败（见报告）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n file(s), all verified</source>
+        <translation>
+            <numerusform>已导出 %n 个文件，全部通过校验</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n file(s); not every check could run</source>
+        <translation>
+            <numerusform>已导出 %n 个文件；部分校验未能运行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::FeatureMapsTab</name>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>a run&apos;s weights/last.safetensors (EMA weights); empty = untrained model</source>
+        <translation>某次训练的 weights/last.safetensors（EMA 权重）；留空 = 未训练的模型</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览……</translation>
+    </message>
+    <message>
+        <source>layer </source>
+        <translation>层 </translation>
+    </message>
+    <message>
+        <source>imgsz </source>
+        <translation>imgsz </translation>
+    </message>
+    <message>
+        <source>Pick an image and a layer.</source>
+        <translation>请选择一张图像和一个层。</translation>
+    </message>
+    <message>
+        <source>Channel</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>Std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>Min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>safetensors (*.safetensors)</source>
+        <translation>safetensors (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>Images (*.jpg *.jpeg *.png *.bmp)</source>
+        <translation>图像 (*.jpg *.jpeg *.png *.bmp)</translation>
+    </message>
+    <message>
+        <source>Cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>Computing...</source>
+        <translation>正在计算……</translation>
+    </message>
+    <message>
+        <source>Feature maps failed: %1</source>
+        <translation>特征图计算失败：%1</translation>
+    </message>
+    <message>
+        <source>Layer %1 (%2): %3 channels of %4x%5%6; each tile scaled to its own min..max</source>
+        <translation>第 %1 层（%2）：%3 个 %4x%5 通道%6；每个图块按自身的最小值..最大值缩放</translation>
+    </message>
+    <message>
+        <source>, first %1 shown</source>
+        <translation>，显示前 %1 个</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::HyperparamsTab</name>
+    <message>
+        <source>Load YAML...</source>
+        <translation>加载 YAML...</translation>
+    </message>
+    <message>
+        <source>Save YAML...</source>
+        <translation>保存 YAML...</translation>
+    </message>
+    <message>
+        <source>Reset all to defaults</source>
+        <translation>全部恢复默认</translation>
+    </message>
+    <message>
+        <source>Ultralytics argument names and defaults; hover a name for its meaning and range.</source>
+        <translation>采用 Ultralytics 的参数名和默认值；将鼠标悬停在名称上可查看含义和取值范围。</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>默认值：%1</translation>
+    </message>
+    <message>
+        <source>range: %1 .. %2</source>
+        <translation>范围：%1 .. %2</translation>
+    </message>
+    <message>
+        <source>choices: %1</source>
+        <translation>可选值：%1</translation>
+    </message>
+    <message>
+        <source>Reset %1 to %2</source>
+        <translation>将 %1 重置为 %2</translation>
+    </message>
+    <message>
+        <source>Load training arguments</source>
+        <translation>加载训练参数</translation>
+    </message>
+    <message>
+        <source>YAML (*.yaml *.yml);;All files (*)</source>
+        <translation>YAML (*.yaml *.yml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save training arguments</source>
+        <translation>保存训练参数</translation>
+    </message>
+    <message>
+        <source>YAML (*.yaml *.yml)</source>
+        <translation>YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>（空）</translation>
+    </message>
+    <message>
+        <source>%1=%2: expected one of %3</source>
+        <translation>%1=%2：应为 %3 之一</translation>
+    </message>
+    <message>
+        <source>Loaded %1</source>
+        <translation>已加载 %1</translation>
+    </message>
+    <message>
+        <source>Loaded %1; ignored keys this trainer does not use: %2</source>
+        <translation>已加载 %1；忽略了本训练器不使用的键：%2</translation>
+    </message>
+    <message>
+        <source>Could not load %1: %2</source>
+        <translation>无法加载 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
     <name>ywb::gui::MainWindow</name>
     <message>
         <source>Dataset</source>
@@ -103,6 +680,310 @@
         <source>The language changes when the program starts again.</source>
         <translation>语言将在程序重新启动后生效。</translation>
     </message>
+    <message>
+        <source>YOLO Workbench %1</source>
+        <translation>YOLO 工作台 %1</translation>
+    </message>
+    <message>
+        <source>YOLO Workbench %1 started</source>
+        <translation>YOLO 工作台 %1 已启动</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;YOLO Workbench %1&lt;/b&gt;&lt;br&gt;Native training of YOLO object detectors on LibTorch.</source>
+        <translation>&lt;b&gt;YOLO 工作台 %1&lt;/b&gt;&lt;br&gt;基于 LibTorch 的 YOLO 目标检测器原生训练工具。</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::PredictionsTab</name>
+    <message>
+        <source>Validate</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Per-class AP</source>
+        <translation>每类 AP</translation>
+    </message>
+    <message>
+        <source>Confusion matrix</source>
+        <translation>混淆矩阵</translation>
+    </message>
+    <message>
+        <source>PR curve</source>
+        <translation>PR 曲线</translation>
+    </message>
+    <message>
+        <source>weights/best.safetensors of a run (or exported weights)</source>
+        <translation>某次训练的 weights/best.safetensors（或导出的权重）</translation>
+    </message>
+    <message>
+        <source>data.yaml</source>
+        <translation>data.yaml</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览……</translation>
+    </message>
+    <message>
+        <source>Validate weights to see predictions (metrics are COCO-exact).</source>
+        <translation>验证权重以查看预测结果（指标与 COCO 官方计算一致）。</translation>
+    </message>
+    <message>
+        <source>Predicted boxes are solid, ground truth dashed white.</source>
+        <translation>预测框为实线，真值框为白色虚线。</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Instances</source>
+        <translation>实例</translation>
+    </message>
+    <message>
+        <source>P</source>
+        <translation>P</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>AP50</source>
+        <translation>AP50</translation>
+    </message>
+    <message>
+        <source>AP50-95</source>
+        <translation>AP50-95</translation>
+    </message>
+    <message>
+        <source>Precision-recall at IoU 0.50 (COCO)</source>
+        <translation>IoU 0.50 下的精确率-召回率曲线（COCO）</translation>
+    </message>
+    <message>
+        <source>recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>conf %1</source>
+        <translation>置信度 %1</translation>
+    </message>
+    <message>
+        <source>NMS IoU %1</source>
+        <translation>NMS IoU %1</translation>
+    </message>
+    <message>
+        <source>safetensors (*.safetensors)</source>
+        <translation>safetensors (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>Validating %1 ...</source>
+        <translation>正在验证 %1 ……</translation>
+    </message>
+    <message>
+        <source>Validation failed: %1</source>
+        <translation>验证失败：%1</translation>
+    </message>
+    <message>
+        <source>%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   %7 ms inference + %8 ms NMS per image</source>
+        <translation>%1 张图像，%2 个实例：P %3  R %4  mAP50 %5  mAP50-95 %6（COCO 精确）   每张图像推理 %7 毫秒 + NMS %8 毫秒</translation>
+    </message>
+    <message>
+        <source>Cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>background</source>
+        <translation>背景</translation>
+    </message>
+    <message>
+        <source>true class</source>
+        <translation>真实类别</translation>
+    </message>
+    <message>
+        <source>predicted class</source>
+        <translation>预测类别</translation>
+    </message>
+    <message>
+        <source>all classes</source>
+        <translation>所有类别</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::RunsTab</name>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Runs folder:</source>
+        <translation>运行目录：</translation>
+    </message>
+    <message>
+        <source>Overlay:</source>
+        <translation>叠加：</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览……</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Best epoch</source>
+        <translation>最佳轮次</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>P</source>
+        <translation>P</translation>
+    </message>
+    <message>
+        <source>R</source>
+        <translation>R</translation>
+    </message>
+    <message>
+        <source>COCO-exact mAP50-95 of the best epoch (fitness 0.1 mAP50 + 0.9 mAP50-95)</source>
+        <translation>最佳轮次的 COCO 精确 mAP50-95（适应度 = 0.1 mAP50 + 0.9 mAP50-95）</translation>
+    </message>
+    <message>
+        <source>Runs compared (COCO-exact mAP)</source>
+        <translation>运行记录对比（COCO 精确 mAP）</translation>
+    </message>
+    <message>
+        <source>epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Runs folder</source>
+        <translation>运行记录文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::SystemPanel</name>
+    <message>
+        <source>Checking the environment...</source>
+        <translation>正在检查运行环境……</translation>
+    </message>
+    <message>
+        <source>Run environment doctor again</source>
+        <translation>重新运行环境检查</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>% of capacity</source>
+        <translation>占用率 %</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>GPU%1 load</source>
+        <translation>GPU%1 负载</translation>
+    </message>
+    <message>
+        <source>GPU%1 memory</source>
+        <translation>GPU%1 显存</translation>
+    </message>
+    <message>
+        <source>Environment OK</source>
+        <translation>环境正常</translation>
+    </message>
+    <message>
+        <source>Environment has problems</source>
+        <translation>环境存在问题</translation>
+    </message>
+    <message>
+        <source>LibTorch %1 (%2, %3 threads, BLAS %4)&lt;br&gt;</source>
+        <translation>LibTorch %1（%2，%3 个线程，BLAS %4）&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <source>OpenCV %1, Qt %2&lt;br&gt;</source>
+        <translation>OpenCV %1，Qt %2&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>CPU: %1 (%2 cores), RAM %3 of %4 free&lt;br&gt;</source>
+        <translation>CPU：%1（%2 核），内存可用 %3 / 共 %4&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>GPUs: none. %1&lt;br&gt;</source>
+        <translation>GPU：无。%1&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2, sm_%3%4, %5 total, kernels: %6&lt;br&gt;</source>
+        <translation>GPU %1：%2，sm_%3%4，共 %5，内核：%6&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>Warning: </source>
+        <translation>警告：</translation>
+    </message>
+    <message>
+        <source>Problem: </source>
+        <translation>问题：</translation>
+    </message>
+    <message>
+        <source>Environment doctor: OK</source>
+        <translation>环境检查：正常</translation>
+    </message>
+    <message>
+        <source>Environment doctor found %1 problem(s)</source>
+        <translation>环境检查发现 %1 个问题</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::TrainingController</name>
+    <message>
+        <source>unknown error in the trainer</source>
+        <translation>训练器发生未知错误</translation>
+    </message>
+    <message>
+        <source>a multi-rank run needs the ywb program (one process per rank), and it was not found next to this program or on PATH; set YWB_CLI to its path</source>
+        <translation>多进程训练需要 ywb 程序（每个 rank 一个进程），但在本程序所在目录和 PATH 中均未找到；请将 YWB_CLI 设为其路径</translation>
+    </message>
+    <message>
+        <source>Multi-rank run: %1 processes through the ywb launcher</source>
+        <translation>多进程训练：通过 ywb 启动器运行 %1 个进程</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::TrainingTab</name>
@@ -186,126 +1067,145 @@
         <source>Failed</source>
         <translation>失败</translation>
     </message>
-</context>
-<context>
-    <name>ywb::gui::HyperparamsTab</name>
     <message>
-        <source>Load YAML...</source>
-        <translation>加载 YAML...</translation>
+        <source>Continue a stopped run from its weights/last.safetensors</source>
+        <translation>从 weights/last.safetensors 继续已停止的训练</translation>
     </message>
     <message>
-        <source>Save YAML...</source>
-        <translation>保存 YAML...</translation>
+        <source>images/s: -   data wait: -</source>
+        <translation>图像/秒：-   数据等待：-</translation>
     </message>
     <message>
-        <source>Reset all to defaults</source>
-        <translation>全部恢复默认</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::DatasetTab</name>
-    <message>
-        <source>Open data.yaml...</source>
-        <translation>打开 data.yaml...</translation>
+        <source>Training failed: %1</source>
+        <translation>训练失败：%1</translation>
     </message>
     <message>
-        <source>Rescan</source>
-        <translation>重新扫描</translation>
+        <source>images/s</source>
+        <translation>图像/秒</translation>
     </message>
     <message>
-        <source>No dataset open.</source>
-        <translation>未打开数据集。</translation>
+        <source>seconds</source>
+        <translation>秒</translation>
     </message>
     <message>
-        <source>Recent datasets</source>
-        <translation>最近的数据集</translation>
+        <source>%</source>
+        <translation>%</translation>
     </message>
     <message>
-        <source>Boxes per class (train)</source>
-        <translation>每类框数（训练集）</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::AugmentationTab</name>
-    <message>
-        <source>Reroll</source>
-        <translation>重新抽样</translation>
+        <source>GiB</source>
+        <translation>GiB</translation>
     </message>
     <message>
-        <source>samples</source>
-        <translation>样本数</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::PredictionsTab</name>
-    <message>
-        <source>Validate</source>
-        <translation>验证</translation>
+        <source>P</source>
+        <translation>P</translation>
     </message>
     <message>
-        <source>Weights</source>
-        <translation>权重</translation>
+        <source>R</source>
+        <translation>R</translation>
     </message>
     <message>
-        <source>Data</source>
-        <translation>数据</translation>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
     </message>
     <message>
-        <source>Per-class AP</source>
-        <translation>每类 AP</translation>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
     </message>
     <message>
-        <source>Confusion matrix</source>
-        <translation>混淆矩阵</translation>
+        <source>CPU</source>
+        <translation>CPU</translation>
     </message>
     <message>
-        <source>PR curve</source>
-        <translation>PR 曲线</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::FeatureMapsTab</name>
-    <message>
-        <source>Show</source>
-        <translation>显示</translation>
+        <source>RAM</source>
+        <translation>内存</translation>
     </message>
     <message>
-        <source>Weights</source>
-        <translation>权重</translation>
+        <source>GPU load</source>
+        <translation>GPU 负载</translation>
     </message>
     <message>
-        <source>Image</source>
-        <translation>图像</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::ExportTab</name>
-    <message>
-        <source>Export</source>
-        <translation>导出</translation>
+        <source>GPU memory</source>
+        <translation>GPU 显存</translation>
     </message>
     <message>
-        <source>Weights</source>
-        <translation>权重</translation>
+        <source>data wait</source>
+        <translation>数据等待</translation>
     </message>
     <message>
-        <source>Formats</source>
-        <translation>格式</translation>
-    </message>
-</context>
-<context>
-    <name>ywb::gui::RunsTab</name>
-    <message>
-        <source>Refresh</source>
-        <translation>刷新</translation>
+        <source>process RSS</source>
+        <translation>进程常驻内存</translation>
     </message>
     <message>
-        <source>Runs folder:</source>
-        <translation>运行目录：</translation>
+        <source>GPU used (NVML)</source>
+        <translation>GPU 已用（NVML）</translation>
     </message>
     <message>
-        <source>Overlay:</source>
-        <translation>叠加：</translation>
+        <source>tensor allocator</source>
+        <translation>张量分配器</translation>
+    </message>
+    <message>
+        <source>Resuming %1</source>
+        <translation>正在继续 %1</translation>
+    </message>
+    <message>
+        <source>Starting training on %1</source>
+        <translation>开始在 %1 上训练</translation>
+    </message>
+    <message>
+        <source>Stopping: finishing the step and saving last...</source>
+        <translation>正在停止：完成当前步并保存 last……</translation>
+    </message>
+    <message>
+        <source>Paused (after the current step)</source>
+        <translation>已暂停（当前步完成后）</translation>
+    </message>
+    <message>
+        <source>epoch %1/%2  batch %3/%4  %p%</source>
+        <translation>轮次 %1/%2  批次 %3/%4  %p%</translation>
+    </message>
+    <message>
+        <source>elapsed %1  ETA %2</source>
+        <translation>已用 %1  剩余 %2</translation>
+    </message>
+    <message>
+        <source>images/s: %1   data wait: %2%   boxes in batch: %3   imgsz %4</source>
+        <translation>图像/秒：%1   数据等待：%2%   批内框数：%3   imgsz %4</translation>
+    </message>
+    <message>
+        <source>epoch %1/%2: P %3 R %4 mAP50 %5 mAP50-95 %6 (COCO-exact)%7</source>
+        <translation>轮次 %1/%2：P %3 R %4 mAP50 %5 mAP50-95 %6（COCO 精确）%7</translation>
+    </message>
+    <message>
+        <source>  new best</source>
+        <translation>  新的最佳</translation>
+    </message>
+    <message>
+        <source>best: epoch %1, mAP50-95 %2 (COCO-exact)</source>
+        <translation>最佳：第 %1 轮，mAP50-95 %2（COCO 精确）</translation>
+    </message>
+    <message>
+        <source>Run %1: %2 epoch(s) in %3, %4 images/s, AMP %5%6</source>
+        <translation>运行 %1：%2 轮，用时 %3，%4 图像/秒，AMP %5%6</translation>
+    </message>
+    <message>
+        <source>Run folder to resume</source>
+        <translation>要继续的运行文件夹</translation>
+    </message>
+    <message>
+        <source>Export charts</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Charts saved to %1</source>
+        <translation>图表已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Could not save %1</source>
+        <translation>无法保存 %1</translation>
     </message>
 </context>
 </TS>

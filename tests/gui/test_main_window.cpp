@@ -4,12 +4,14 @@
 #include <QDir>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTranslator>
 #include <QtTest>
 
 #include "dataset_tab.h"
@@ -63,6 +65,28 @@ class TestMainWindow : public QObject {
     const QList<double> expected = {87, 25, 3, 12.5};
     for (int i = 0; i < 6; ++i) QCOMPARE(chart->graph(i)->name(), names[i]);
     for (int i = 0; i < 4; ++i) QCOMPARE(chart->graph(2 + i)->data()->at(0)->value, expected[i]);
+  }
+
+  void chineseUi() {
+    // The build compiles resources/translations/yolo-workbench_zh_CN.ts into this .qm (qt_add_translations).
+    QTranslator zh;
+    QVERIFY(zh.load(QString(YW_QM_DIR) + "/yolo-workbench_zh_CN.qm"));
+    QVERIFY(QCoreApplication::installTranslator(&zh));
+    {
+      ywb::gui::MainWindow w;
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      const QStringList expected = {"数据集", "超参数", "数据增强", "训练",
+                                    "特征图", "预测",   "导出",     "运行记录"};
+      for (int i = 0; i < expected.size(); ++i) QCOMPARE(w.tabs()->tabText(i), expected[i]);
+      QVERIFY(w.findChild<QPushButton*>("createDatasetButton")->text() == "从文件夹创建……");
+      w.tabs()->setCurrentWidget(w.training());
+      QTest::qWait(300);
+      const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
+      QDir().mkpath(shots);
+      QVERIFY(w.grab().save(shots + "/main_window_zh_CN.png"));
+    }
+    QCoreApplication::removeTranslator(&zh);
   }
 
   void splitterPositionsAreRemembered() {

@@ -22,6 +22,7 @@
 #include "runs_tab.h"
 #include "system_panel.h"
 #include "theme.h"
+#include "training_controller.h"
 #include "training_tab.h"
 #include "ywb/version.h"
 
@@ -101,6 +102,13 @@ void MainWindow::buildDocks() {
   log_dock->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock);
   connect(system_, &SystemPanel::logLine, log_, &LogView::appendLine);
+  // GPU series say which rank uses them while a multi-rank run is on.
+  TrainingController* ctl = training_->controller();
+  connect(ctl, &TrainingController::started, system_, [this, ctl] {
+    system_->setRunDevices(QString::fromStdString(ctl->args().device), ctl->args().world);
+  });
+  connect(ctl, &TrainingController::stoppedRunning, system_,
+          [this] { system_->setRunDevices(QString(), 1); });
   connect(training_, &TrainingTab::logLine, log_, &LogView::appendLine);
   connect(hyper_, &HyperparamsTab::logLine, log_, &LogView::appendLine);
   connect(dataset_, &DatasetTab::logLine, log_, &LogView::appendLine);

@@ -9,6 +9,7 @@
 
 #include "metric_chart.h"
 #include "system_sampler.h"
+#include "ywb/dist.h"
 
 namespace ywb::gui {
 namespace {
@@ -59,14 +60,38 @@ SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
 SystemPanel::~SystemPanel() = default;
 
 void SystemPanel::ensureGpuGraphs(size_t gpus) {
+  if (gpu_graphs_ >= gpus) return;
   for (; gpu_graphs_ < gpus; ++gpu_graphs_) {
-    for (const QString& what : {tr("GPU%1 load"), tr("GPU%1 memory")}) {
+    for (int memory = 0; memory < 2; ++memory) {
       QCPGraph* g = chart_->addGraph();
-      g->setName(what.arg(gpu_graphs_));
-      g->setPen(QPen(MetricChart::color(chart_->graphCount() - 1), 2,
-                     what.contains("memory") ? Qt::DashLine : Qt::SolidLine));
+      g->setPen(QPen(MetricChart::color(chart_->graphCount() - 1), 2, memory ? Qt::DashLine : Qt::SolidLine));
     }
   }
+  nameGpuGraphs();
+}
+
+void SystemPanel::nameGpuGraphs() {
+  for (int i = 0; i < int(gpu_graphs_); ++i) {
+    const QString rank = gpu_rank_.contains(i) ? tr(" (rank %1)").arg(gpu_rank_.value(i)) : QString();
+    chart_->graph(2 + 2 * i)->setName(tr("GPU%1 load").arg(i) + rank);
+    chart_->graph(3 + 2 * i)->setName(tr("GPU%1 memory").arg(i) + rank);
+  }
+  chart_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SystemPanel::setRunDevices(const QString& device, int world) {
+  gpu_rank_.clear();
+  try {
+    const std::string d = device.toStdString();
+    const int ranks = ywb::localRanksRequested(d, world);
+    for (int r = 0; ranks > 1 && r < ranks; ++r) {
+      const int gpu = ywb::deviceIndexForLocalRank(d, r);
+      if (gpu >= 0) gpu_rank_[gpu] = r;
+    }
+  } catch (const std::exception&) {
+    gpu_rank_.clear();  // an invalid device list: the run itself reports it
+  }
+  nameGpuGraphs();
 }
 
 void SystemPanel::addSample(double t, const ywb::SystemSample& s) {

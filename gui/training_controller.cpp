@@ -75,6 +75,7 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   }
   delete cli_run_;
   cli_run_ = nullptr;
+  args_ = args;
   try {
     if (ywb::localRanksRequested(args.device, args.world) > 1) {
       trainer_.reset();  // the previous run's thread has been reaped above

@@ -39,6 +39,8 @@ class TrainingController : public QObject {
   bool running() const { return running_; }
   /// True while the current (or last) run is a multi-rank run in `ywb train` child processes.
   bool distributed() const { return cli_run_ != nullptr; }
+  /// The arguments of the current (or last) run.
+  const ywb::TrainArgs& args() const { return args_; }
   /// The ywb executable for multi-rank runs (default: CliTrainingRun::findCli()).
   void setCliPath(const QString& path) { cli_path_ = path; }
   bool paused() const { return paused_; }
@@ -72,6 +74,7 @@ class TrainingController : public QObject {
   std::vector<ywb::StepMetrics> steps_;
   bool running_ = false;
   bool paused_ = false;
+  ywb::TrainArgs args_;
   CliTrainingRun* cli_run_ = nullptr;  // the multi-rank run's child process, when there is one
   QString cli_path_;
   double cli_last_x_ = -1;  // end of the child's last step on the epoch axis (see phaseChanged)

@@ -234,7 +234,7 @@ void TrainingTab::drain() {
   for (const auto& m : steps) {
     const double batches = double(std::max<int64_t>(1, m.batches));
     const double x = m.epoch + double(m.batch + 1) / batches;
-    if (x < last_x_) {
+    if (x <= last_x_) {  // (equal: one step ran before the stop and runs again)
       // A run stopped mid-epoch resumes at the start of that epoch: drop the partial epoch's points so the
       // repeated steps replace them.
       for (MetricChart* c : {train_loss_, lr_, speed_chart_})
@@ -348,11 +348,24 @@ void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
   system_->append(0, t, s.cpu_percent);
   system_->append(1, t, s.ram_total > 0 ? 100.0 * double(s.ram_used) / double(s.ram_total) : 0);
   memory_->append(0, t, double(s.process_rss) / double(1 << 30));
-  if (!s.gpus.empty()) {
-    const auto& g = s.gpus.front();
-    system_->append(2, t, std::max(0, g.util_gpu));
-    system_->append(3, t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
-    memory_->append(1, t, double(std::max<int64_t>(0, g.mem_used)) / double(1 << 30));
+  // GPU 0 has the first series; GPUs 1.. (multi-GPU machines) get theirs when first seen.
+  for (int i = 0; i < int(s.gpus.size()); ++i) {
+    if (i > extra_gpus_) {
+      if (extra_gpus_ == 0) {  // from now on the names say which GPU
+        system_->graph(2)->setName(tr("GPU%1 load").arg(0));
+        system_->graph(3)->setName(tr("GPU%1 memory").arg(0));
+        memory_->graph(1)->setName(tr("GPU%1 used (NVML)").arg(0));
+      }
+      system_->addSeries(tr("GPU%1 load").arg(i), MetricChart::color(5 + 2 * i));
+      system_->addSeries(tr("GPU%1 memory").arg(i), MetricChart::color(5 + 2 * i), Qt::DashLine);
+      memory_->addSeries(tr("GPU%1 used (NVML)").arg(i), MetricChart::color(5 + 2 * i));
+      extra_gpus_ = i;
+    }
+    const auto& g = s.gpus[size_t(i)];
+    const int load = i == 0 ? 2 : 5 + 2 * (i - 1), used = i == 0 ? 1 : 3 + (i - 1);
+    system_->append(load, t, std::max(0, g.util_gpu));
+    system_->append(load + 1, t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
+    memory_->append(used, t, double(std::max<int64_t>(0, g.mem_used)) / double(1 << 30));
   }
 }
 

@@ -80,6 +80,7 @@ class TrainingTab : public QWidget {
   ywb::TrainPhase last_phase_ = ywb::TrainPhase::Finished;
   double last_x_ = 0;          // fractional epoch of the latest step
   double sample_offset_ = -1;  // sampler seconds at run start
+  int extra_gpus_ = 0;         // GPUs beyond the first with their own series (multi-GPU machines)
   QString last_run_dir_;
 };
 

@@ -65,6 +65,12 @@ class TestMainWindow : public QObject {
     const QList<double> expected = {87, 25, 3, 12.5};
     for (int i = 0; i < 6; ++i) QCOMPARE(chart->graph(i)->name(), names[i]);
     for (int i = 0; i < 4; ++i) QCOMPARE(chart->graph(2 + i)->data()->at(0)->value, expected[i]);
+    // A run on device=1,0: rank 0 uses GPU 1 and rank 1 GPU 0 (the device list's order); the series say so.
+    w.systemPanel()->setRunDevices("1,0", 1);
+    QCOMPARE(chart->graph(2)->name(), QString("GPU0 load (rank 1)"));
+    QCOMPARE(chart->graph(5)->name(), QString("GPU1 memory (rank 0)"));
+    w.systemPanel()->setRunDevices("cpu", 2);  // CPU ranks use no GPU
+    QCOMPARE(chart->graph(2)->name(), QString("GPU0 load"));
   }
 
   void chineseUi() {

@@ -969,6 +969,10 @@
         <source>Environment doctor found %1 problem(s)</source>
         <translation>环境检查发现 %1 个问题</translation>
     </message>
+    <message>
+        <source> (rank %1)</source>
+        <translation>（rank %1）</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::TrainingController</name>
@@ -1206,6 +1210,18 @@
     <message>
         <source>Could not save %1</source>
         <translation>无法保存 %1</translation>
+    </message>
+    <message>
+        <source>GPU%1 load</source>
+        <translation>GPU%1 负载</translation>
+    </message>
+    <message>
+        <source>GPU%1 memory</source>
+        <translation>GPU%1 显存</translation>
+    </message>
+    <message>
+        <source>GPU%1 used (NVML)</source>
+        <translation>GPU%1 已用（NVML）</translation>
     </message>
 </context>
 </TS>

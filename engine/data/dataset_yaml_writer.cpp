@@ -107,14 +107,33 @@ std::string relativeTo(const fs::path& root, const std::string& path) {
   return fs::path(path).lexically_relative(root).generic_string();
 }
 
+// The subfolders of `dir` named `key` or starting with it (train2017, val2017, validation), sorted, exact
+// name first.
+std::vector<std::string> splitFolders(const fs::path& dir, const std::string& key) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec) && name.compare(0, key.size(), key) == 0) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
+    return (a == key) != (b == key) ? a == key : a < b;
+  });
+  return out;
+}
+
 // Finds the splits of one of the three layouts; empty when none has images.
 std::vector<Split> findSplits(const fs::path& root, std::string& layout) {
   std::vector<Split> splits;
-  // 1. root/images/{train,val[,test]} (Ultralytics' own datasets)
+  // 1. root/images/{train,val[,test]} (Ultralytics' own datasets; also train2017/val2017 as in coco128)
   for (const char* key : {"train", "val", "test"}) {
-    const std::string entry = std::string("images/") + key;
-    auto imgs = imagesUnder(root / entry);
-    if (!imgs.empty()) splits.push_back({key, entry, std::move(imgs)});
+    for (const std::string& name : splitFolders(root / "images", key)) {
+      const std::string entry = "images/" + name;
+      auto imgs = imagesUnder(root / entry);
+      if (imgs.empty()) continue;
+      splits.push_back({key, entry, std::move(imgs)});
+      break;
+    }
   }
   if (!splits.empty()) {
     layout = "images/<split>";

@@ -99,6 +99,30 @@ class TestDatasetYaml : public QObject {
              QString("circle: big"));  // quoted in the YAML, so the colon survives
   }
 
+  void coco128FolderNames() {
+    // coco128 (shared, read-only) keeps images/train2017 and images/val2017: linked into a writable folder,
+    // init finds both splits. Counts from its README: 128 + 128 images; train has 2 images without a label
+    // file and 2 label files without an image (so 126 matched), val 128 label files; the largest class id
+    // in the labels is 79 (toothbrush; `cut -d' ' -f1 labels/*/*.txt | sort -n | tail -1`).
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    const fs::path coco = std::string(YW_SHARED_DIR) + "/datasets/coco128";
+    fs::create_directory_symlink(coco / "images", root / "images");
+    fs::create_directory_symlink(coco / "labels", root / "labels");
+    ywb::DatasetInitOptions o;
+    o.folder = root.string();
+    const ywb::DatasetInitReport r = ywb::initDatasetYaml(o);
+    QCOMPARE(QString::fromStdString(r.train), QString("images/train2017"));
+    QCOMPARE(QString::fromStdString(r.val), QString("images/val2017"));
+    QCOMPARE(r.train_images, 128);
+    QCOMPARE(r.val_images, 128);
+    QCOMPARE(r.label_files, 126 + 128);
+    QCOMPARE(r.max_class_id, 79);
+    QCOMPARE(int(r.names.size()), 80);
+    QCOMPARE(int(r.notes.size()), 1);
+    QVERIFY(QString::fromStdString(r.notes[0]).startsWith("2 label file(s) have no image"));
+  }
+
   void splitImagesLayoutWithClassesTxt() {
     // Roboflow's export layout: train/images, valid/images (+ labels beside them), classes from classes.txt.
     QTemporaryDir dir;

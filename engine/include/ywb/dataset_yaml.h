@@ -30,7 +30,8 @@ struct DatasetInitReport {
   std::vector<std::string> notes;    ///< things worth a look (ids beyond names, orphan labels, ...)
 };
 
-/// Finds the Ultralytics layout under `options.folder` (root/images/{train,val}, root/{train,val}/images,
+/// Finds the Ultralytics layout under `options.folder` (root/images/{train,val} -- also train2017-style
+/// names starting with the split --, root/{train,val}/images,
 /// or flat root/images + root/labels, split deterministically into train.txt/val.txt), infers the classes
 /// and writes root/data.yaml. Throws ywb::Error for a missing folder, no images, labels without images,
 /// an existing data.yaml without overwrite, or no way to know the classes.

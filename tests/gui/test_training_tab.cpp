@@ -254,10 +254,10 @@ class TestTrainingTab : public QObject {
     auto* hyper = w.hyperparams();
     // The brief's tiny run: 16/8 images at 96 px, 3 epochs of 2 batches; the last epoch without Mosaic.
     const QList<QPair<QString, QString>> settings = {
-        {"data", data_},   {"epochs", "3"},       {"batch", "8"},
-        {"workers", "2"},  {"amp", "false"},      {"imgsz", "96"},
-        {"device", "cpu"}, {"close_mosaic", "1"}, {"project", tmp_.path() + "/runs"},
-        {"name", "gui"},   {"warmup_epochs", "0"}};
+        {"data", data_},   {"epochs", "3"},        {"batch", "8"},
+        {"workers", "2"},  {"amp", "false"},       {"imgsz", "96"},
+        {"device", "cpu"}, {"close_mosaic", "1"},  {"project", tmp_.path() + "/runs"},
+        {"name", "gui"},   {"warmup_epochs", "0"}, {"threads", "1"}};
     for (const auto& kv : settings) QVERIFY2(hyper->setValue(kv.first, kv.second), qPrintable(kv.first));
     QVERIFY(hyper->modified().contains("epochs"));
 

@@ -116,6 +116,7 @@ void TrainProgress::onEpoch(const EpochMetrics& m) {
                  {"val/cls_loss", m.val_cls},
                  {"val/dfl_loss", m.val_dfl},
                  {"best", m.best},
+                 {"validated", m.validated},
                  {"metric_kind", "COCO-exact"},
                  {"classes", classes}});
   }

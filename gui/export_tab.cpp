@@ -1,63 +1,155 @@
 #include "export_tab.h"
 
 #include <QCheckBox>
-#include <QCoreApplication>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardPaths>
+#include <QTableWidget>
+#include <QThread>
 #include <QVBoxLayout>
 
 namespace ywb::gui {
+namespace {
+
+// The outcome of one export, filled on the worker thread and read on the GUI thread after it finished.
+struct Outcome {
+  std::unique_ptr<ExportReport> report;
+  QString error;
+};
+
+QString shapeText(const ExportTensorSpec& t) {
+  QStringList dims;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    const bool sym = t.shape[i] < 0 && i < t.dim_names.size() && !t.dim_names[i].empty();
+    dims << (sym ? QString::fromStdString(t.dim_names[i]) : QString::number(t.shape[i]));
+  }
+  return QString::fromStdString(t.name) + " [" + dims.join(", ") + "]";
+}
+
+QString verificationText(const ExportedFile& f) {
+  const ExportVerification& v = f.verification;
+  if (!v.ran) return QObject::tr("not run");
+  return v.passed ? QObject::tr("PASSED") : QObject::tr("FAILED");
+}
+
+QString diffText(const ExportedFile& f) {
+  const ExportVerification& v = f.verification;
+  if (!v.ran || f.format != "onnx") return QString();
+  return QObject::tr("boxes %1 px, scores %2 (%3 images)")
+      .arg(v.max_abs_diff_boxes, 0, 'g', 3)
+      .arg(v.max_abs_diff_scores, 0, 'g', 3)
+      .arg(v.images);
+}
+
+}  // namespace
 
 ExportTab::ExportTab(QWidget* parent) : QWidget(parent) {
   setObjectName("exportTab");
+  buildForm();
+  syncEnabled();
+}
+
+ExportTab::~ExportTab() {
+  if (worker_) {
+    // The engine call cannot be interrupted; its result is no longer wanted.
+    worker_->disconnect(this);
+    worker_->wait();
+    delete worker_;
+  }
+}
+
+void ExportTab::buildForm() {
   auto* layout = new QVBoxLayout(this);
   auto* form = new QFormLayout;
   auto* row = new QHBoxLayout;
   weights_ = new QLineEdit(this);
   weights_->setObjectName("exportWeights");
-  weights_->setPlaceholderText(tr("a run's weights/best.safetensors"));
+  weights_->setPlaceholderText(tr("a run's weights/best.safetensors (checkpoint or exported weights)"));
   auto* browse = new QPushButton(tr("Browse..."), this);
   row->addWidget(weights_, 1);
   row->addWidget(browse);
   form->addRow(tr("Weights"), row);
-  safetensors_ = new QCheckBox(tr("safetensors (inference weights, Ultralytics key names)"), this);
+  safetensors_ = new QCheckBox(tr("safetensors (EMA state dict, Ultralytics key names, metadata)"), this);
+  safetensors_->setObjectName("exportSafetensors");
   safetensors_->setChecked(true);
-  onnx_ = new QCheckBox(tr("ONNX (static shapes, decoded output [1, 4+nc, anchors])"), this);
-  onnx_->setChecked(true);
+  onnx_ = new QCheckBox(tr("ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels)"), this);
+  onnx_->setObjectName("exportOnnx");
+  onnx_->setChecked(onnxExportAvailable());
+  onnx_->setEnabled(onnxExportAvailable());
+  if (!onnxExportAvailable()) onnx_->setToolTip(tr("This build has no ONNX (install libonnx-dev)"));
   form->addRow(tr("Formats"), safetensors_);
   form->addRow(QString(), onnx_);
   imgsz_ = new QSpinBox(this);
+  imgsz_->setObjectName("exportImgsz");
   imgsz_->setRange(0, 4096);
   imgsz_->setSingleStep(32);
   imgsz_->setSpecialValueText(tr("as trained"));
+  imgsz_->setToolTip(tr("ONNX input size; rounded up to a multiple of the model's largest stride"));
   form->addRow(tr("Image size"), imgsz_);
+  half_ = new QCheckBox(tr("fp16 weights (ONNX: fp16 storage with Cast nodes, fp32 compute and I/O)"), this);
+  half_->setObjectName("exportHalf");
+  form->addRow(tr("Precision"), half_);
+  dynamic_ = new QCheckBox(tr("dynamic batch, height and width"), this);
+  dynamic_->setObjectName("exportDynamic");
+  form->addRow(tr("ONNX shapes"), dynamic_);
+  batch_ = new QSpinBox(this);
+  batch_->setObjectName("exportBatch");
+  batch_->setRange(1, 256);
+  form->addRow(tr("ONNX batch"), batch_);
   opset_ = new QSpinBox(this);
-  opset_->setRange(11, 21);
-  opset_->setValue(17);
+  opset_->setObjectName("exportOpset");
+  opset_->setRange(12, 13);  // what the engine writes (ExportOptions::opset)
+  opset_->setValue(12);
   form->addRow(tr("ONNX opset"), opset_);
-  half_ = new QCheckBox(tr("fp16 weights"), this);
-  form->addRow(QString(), half_);
+  verify_ = new QCheckBox(tr("read every export back; run ONNX with OpenCV DNN against LibTorch"), this);
+  verify_->setObjectName("exportVerify");
+  verify_->setChecked(true);
+  form->addRow(tr("Verify"), verify_);
+  auto* src_row = new QHBoxLayout;
+  source_ = new QLineEdit(this);
+  source_->setObjectName("exportVerifySource");
+  source_->setPlaceholderText(tr("image or folder (empty: a synthetic image)"));
+  auto* browse_src = new QPushButton(tr("Folder..."), this);
+  verify_images_ = new QSpinBox(this);
+  verify_images_->setObjectName("exportVerifyImages");
+  verify_images_->setRange(1, 64);
+  verify_images_->setValue(4);
+  verify_images_->setSuffix(tr(" images"));
+  src_row->addWidget(source_, 1);
+  src_row->addWidget(browse_src);
+  src_row->addWidget(verify_images_);
+  form->addRow(tr("Verify on"), src_row);
   layout->addLayout(form);
+
   run_ = new QPushButton(tr("Export"), this);
   run_->setObjectName("exportButton");
-  auto* note =
-      new QLabel(tr("Runs `ywb export`; the exported model is checked by a second runtime there."), this);
-  note->setWordWrap(true);
+  status_ = new QLabel(this);
+  status_->setObjectName("exportStatus");
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* bar = new QHBoxLayout;
   bar->addWidget(run_);
-  bar->addWidget(note, 1);
+  bar->addWidget(status_, 1);
   layout->addLayout(bar);
+
+  files_ = new QTableWidget(0, 7, this);
+  files_->setObjectName("exportFiles");
+  files_->setHorizontalHeaderLabels({tr("Format"), tr("File"), tr("Size"), tr("Input / output"),
+                                     tr("Verification"), tr("Max |diff|"), tr("Time")});
+  files_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  files_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  files_->verticalHeader()->setVisible(false);
+  files_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+  layout->addWidget(files_, 1);
   output_ = new QPlainTextEdit(this);
   output_->setObjectName("exportOutput");
   output_->setReadOnly(true);
@@ -69,58 +161,139 @@ ExportTab::ExportTab(QWidget* parent) : QWidget(parent) {
                                                    tr("safetensors (*.safetensors)"));
     if (!p.isEmpty()) setWeights(p);
   });
-  connect(run_, &QPushButton::clicked, this, &ExportTab::runExport);
+  connect(browse_src, &QPushButton::clicked, this, [this] {
+    const QString p = QFileDialog::getExistingDirectory(this, tr("Verification images"), source_->text());
+    if (!p.isEmpty()) setVerifySource(p);
+  });
+  connect(run_, &QPushButton::clicked, this, &ExportTab::startExport);
+  for (QCheckBox* c : {onnx_, dynamic_, verify_})
+    connect(c, &QCheckBox::toggled, this, &ExportTab::syncEnabled);
+}
+
+void ExportTab::syncEnabled() {
+  const bool idle = worker_ == nullptr;
+  const bool onnx = onnx_->isChecked();
+  for (QWidget* w : std::initializer_list<QWidget*>{weights_, safetensors_, imgsz_, half_, verify_})
+    w->setEnabled(idle);
+  onnx_->setEnabled(idle && onnxExportAvailable());
+  dynamic_->setEnabled(idle && onnx);
+  batch_->setEnabled(idle && onnx && !dynamic_->isChecked());  // a dynamic graph has a symbolic batch
+  opset_->setEnabled(idle && onnx);
+  source_->setEnabled(idle && onnx && verify_->isChecked());
+  verify_images_->setEnabled(idle && onnx && verify_->isChecked());
+  run_->setEnabled(idle);
 }
 
 void ExportTab::setWeights(const QString& path) {
   weights_->setText(path);
 }
 
-QString ExportTab::cliPath() {
-  const QString here = QDir(QCoreApplication::applicationDirPath()).filePath("ywb");
-  if (QFileInfo(here).isExecutable()) return here;
-  const QString onPath = QStandardPaths::findExecutable("ywb");
-  return onPath.isEmpty() ? QString("ywb") : onPath;
+void ExportTab::setVerifySource(const QString& path) {
+  source_->setText(path);
 }
 
-QStringList ExportTab::commandLine() const {
-  QStringList formats;
-  if (safetensors_->isChecked()) formats << "safetensors";
-  if (onnx_->isChecked()) formats << "onnx";
-  QStringList cmd = {cliPath(), "export", "weights=" + weights_->text(), "format=" + formats.join(',')};
-  if (imgsz_->value() > 0) cmd << QString("imgsz=%1").arg(imgsz_->value());
-  if (onnx_->isChecked()) cmd << QString("opset=%1").arg(opset_->value());
-  if (half_->isChecked()) cmd << "half=true";
-  return cmd;
+ExportOptions ExportTab::options() const {
+  ExportOptions o;
+  o.weights = weights_->text().trimmed().toStdString();
+  o.formats.clear();
+  if (safetensors_->isChecked()) o.formats.push_back("safetensors");
+  if (onnx_->isChecked()) o.formats.push_back("onnx");
+  o.imgsz = imgsz_->value();
+  o.half = half_->isChecked();
+  o.dynamic = dynamic_->isChecked();
+  o.batch = batch_->value();
+  o.opset = opset_->value();
+  o.verify = verify_->isChecked();
+  o.verify_source = source_->text().trimmed().toStdString();
+  o.verify_images = verify_images_->value();
+  return o;
 }
 
-void ExportTab::runExport() {
-  if (process_ || weights_->text().isEmpty()) return;
-  const QStringList cmd = commandLine();
-  output_->appendPlainText("$ " + cmd.join(' '));
-  process_ = new QProcess(this);
-  process_->setProcessChannelMode(QProcess::MergedChannels);
-  connect(process_, &QProcess::readyRead, this,
-          [this] { output_->appendPlainText(QString::fromUtf8(process_->readAll()).trimmed()); });
-  connect(process_, &QProcess::finished, this, [this](int code) {
-    output_->appendPlainText(tr("[exit code %1]").arg(code));
-    Q_EMIT logLine(tr("Export finished with exit code %1").arg(code));
-    process_->deleteLater();
-    process_ = nullptr;
-    run_->setEnabled(true);
+void ExportTab::startExport() {
+  if (worker_) return;
+  const ExportOptions o = options();
+  if (o.weights.empty()) {
+    showError(tr("choose the weights to export"));
+    return;
+  }
+  auto outcome = std::make_shared<Outcome>();
+  // The engine call (load, fuse, build, write, verify with a second runtime) takes seconds to minutes.
+  worker_ = QThread::create([o, outcome] {
+    try {
+      outcome->report = std::make_unique<ExportReport>(exportWeights(o));
+    } catch (const std::exception& e) {
+      outcome->error = QString::fromUtf8(e.what());
+    }
+  });
+  worker_->setObjectName("exportWorker");
+  // finished() is emitted by the worker; with `this` as context the slot runs on the GUI thread.
+  connect(worker_, &QThread::finished, this, [this, outcome] {
+    worker_->deleteLater();
+    worker_ = nullptr;
+    syncEnabled();
+    if (outcome->report)
+      showReport(*outcome->report);
+    else
+      showError(outcome->error);
+    report_ = std::move(outcome->report);
+    int code = 1;
+    if (report_) {
+      code = 0;
+      for (const auto& f : report_->files)
+        if (f.verification.ran && !f.verification.passed) code = 3;
+    }
     Q_EMIT exportFinished(code);
   });
-  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-    if (!process_) return;
-    output_->appendPlainText(tr("Could not run %1: %2").arg(process_->program(), process_->errorString()));
-    if (e != QProcess::FailedToStart) return;  // otherwise finished() follows
-    process_->deleteLater();
-    process_ = nullptr;
-    run_->setEnabled(true);
-    Q_EMIT exportFinished(-1);
-  });
-  run_->setEnabled(false);
-  process_->start(cmd.first(), cmd.mid(1));
+  report_.reset();
+  files_->setRowCount(0);
+  status_->setStyleSheet(QString());
+  status_->setText(tr("Exporting %1 ...").arg(QString::fromStdString(o.weights)));
+  Q_EMIT logLine(status_->text());
+  syncEnabled();
+  worker_->start();
+}
+
+void ExportTab::showReport(const ExportReport& r) {
+  files_->setRowCount(int(r.files.size()));
+  const QLocale locale;
+  for (int i = 0; i < int(r.files.size()); ++i) {
+    const ExportedFile& f = r.files[size_t(i)];
+    QStringList io;
+    for (const auto& t : f.inputs) io << shapeText(t);
+    for (const auto& t : f.outputs) io << QString::fromUtf8("\u2192 ") + shapeText(t);
+    const QStringList cells = {QString::fromStdString(f.format),
+                               QString::fromStdString(f.path),
+                               locale.formattedDataSize(qint64(f.size)),
+                               io.join("  "),
+                               verificationText(f),
+                               diffText(f),
+                               tr("%1 s").arg(f.seconds, 0, 'f', 1)};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(c == 4 ? QString::fromStdString(f.verification.method + "\n" + f.verification.note)
+                              : QString::fromStdString(f.detail));
+      if (c == 4 && f.verification.ran) item->setForeground(f.verification.passed ? Qt::darkGreen : Qt::red);
+      files_->setItem(i, c, item);
+    }
+  }
+  files_->resizeColumnsToContents();
+  const QString text = QString::fromStdString(formatExportReport(r)).trimmed();
+  output_->setPlainText(text);
+  bool failed = false;
+  for (const auto& f : r.files) failed = failed || (f.verification.ran && !f.verification.passed);
+  status_->setStyleSheet(failed ? "color: #d04040;" : QString());
+  status_->setText(failed ? tr("Exported, but a verification FAILED (see the report)")
+                   : r.allVerified()
+                       ? tr("Exported %n file(s), all verified", "", int(r.files.size()))
+                       : tr("Exported %n file(s); not every check could run", "", int(r.files.size())));
+  for (const QString& line : text.split('\n')) Q_EMIT logLine(line);
+}
+
+void ExportTab::showError(const QString& message) {
+  status_->setStyleSheet("color: #d04040;");
+  status_->setText(tr("Export failed: %1").arg(message));
+  output_->setPlainText(status_->text());
+  Q_EMIT logLine(status_->text());
 }
 
 }  // namespace ywb::gui

@@ -1,14 +1,21 @@
-// The Export tab: a form over `ywb export` (run as a child process so that a crash in an exporter cannot take
-// the GUI down), with its output streamed into the tab. Thread rules: GUI thread only (QProcess is async).
+// The Export tab: a dialog over the same engine call as `ywb export` (ywb::exportWeights), run on a worker
+// thread; the returned report (files, sizes, inputs/outputs, the second runtime's verification) is shown
+// in a table and as the text the CLI prints. Thread rules: GUI thread only; one export at a time. Closing
+// the tab during an export waits for it to finish (exported files are written atomically).
 #pragma once
 #include <QWidget>
+#include <memory>
+
+#include "ywb/export.h"
 
 class QCheckBox;
+class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QProcess;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
+class QThread;
 
 namespace ywb::gui {
 
@@ -16,28 +23,52 @@ class ExportTab : public QWidget {
   Q_OBJECT
  public:
   explicit ExportTab(QWidget* parent = nullptr);
+  ~ExportTab() override;
+
   void setWeights(const QString& path);
-  /// The command line the Export button runs (program first).
-  QStringList commandLine() const;
-  /// The `ywb` executable next to this program, else the one on PATH.
-  static QString cliPath();
+  /// The folder or image the ONNX verification runs on ("" = a synthetic image).
+  void setVerifySource(const QString& path);
+  /// The engine options the form describes (what the Export button runs).
+  ExportOptions options() const;
+  /// Whether an export is running on the worker thread.
+  bool busy() const { return worker_ != nullptr; }
+  /// The last finished export's report; nullptr before the first one or after an error.
+  const ExportReport* lastReport() const { return report_.get(); }
+
+ public Q_SLOTS:
+  /// Starts exporting with options() off the GUI thread; ignored while busy; without weights it only
+  /// says so in the status line.
+  void startExport();
 
  Q_SIGNALS:
-  void exportFinished(int exit_code);
+  /// Emitted on the GUI thread when an export ends: 0 exported and verified (where a check could run),
+  /// 3 a verification failed, 1 an error (the message is in the status line) - the CLI's exit codes.
+  void exportFinished(int code);
   void logLine(const QString& line);
 
  private:
-  void runExport();
+  void buildForm();
+  void syncEnabled();
+  void showReport(const ExportReport& report);
+  void showError(const QString& message);
 
   QLineEdit* weights_ = nullptr;
-  QCheckBox* onnx_ = nullptr;
   QCheckBox* safetensors_ = nullptr;
+  QCheckBox* onnx_ = nullptr;
   QSpinBox* imgsz_ = nullptr;
-  QSpinBox* opset_ = nullptr;
   QCheckBox* half_ = nullptr;
+  QCheckBox* dynamic_ = nullptr;
+  QSpinBox* batch_ = nullptr;
+  QSpinBox* opset_ = nullptr;
+  QCheckBox* verify_ = nullptr;
+  QLineEdit* source_ = nullptr;
+  QSpinBox* verify_images_ = nullptr;
   QPushButton* run_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTableWidget* files_ = nullptr;
   QPlainTextEdit* output_ = nullptr;
-  QProcess* process_ = nullptr;
+  QThread* worker_ = nullptr;
+  std::unique_ptr<ExportReport> report_;
 };
 
 }  // namespace ywb::gui

@@ -10,6 +10,15 @@
 namespace ywb {
 namespace {
 
+// A copy of `t` with the dtype, device and memory layout (e.g. channels-last) of parameter `p`: optimizer
+// state and gradients restored in the layout the uninterrupted run has, so reductions over them (the
+// gradient norm) sum in the same order and a resumed run stays bit-identical.
+at::Tensor likeParam(const at::Tensor& t, const at::Tensor& p) {
+  at::Tensor out = at::empty_like(p);
+  out.copy_(t);
+  return out;
+}
+
 void addPrefixed(NamedTensors& out, const std::string& prefix, const torch::nn::Module& m) {
   for (auto& [name, t] : namedStateDict(m)) out.emplace_back(prefix + name, t.detach());
 }
@@ -49,15 +58,15 @@ void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer&
         const std::string k = optimKey(g, i, "momentum_buffer");
         if (!file.contains(k)) continue;
         auto s = std::make_unique<torch::optim::SGDParamState>();
-        s->momentum_buffer(file.at(k).to(p.options()).clone());
+        s->momentum_buffer(likeParam(file.at(k), p));
         state[key] = std::move(s);
       } else {
         const std::string k = optimKey(g, i, "exp_avg");
         if (!file.contains(k)) continue;
         auto s = std::make_unique<torch::optim::AdamWParamState>();
         s->step(file.at(optimKey(g, i, "step")).item<int64_t>());
-        s->exp_avg(file.at(k).to(p.options()).clone());
-        s->exp_avg_sq(file.at(optimKey(g, i, "exp_avg_sq")).to(p.options()).clone());
+        s->exp_avg(likeParam(file.at(k), p));
+        s->exp_avg_sq(likeParam(file.at(optimKey(g, i, "exp_avg_sq")), p));
         state[key] = std::move(s);
       }
     }
@@ -107,7 +116,7 @@ void restoreCheckpoint(const SafetensorsFile& file, const CheckpointParts& parts
   if (parts.model) {
     for (auto& p : parts.model->named_parameters()) {
       const std::string k = "grad." + p.key();
-      if (file.contains(k)) p.value().mutable_grad() = file.at(k).to(p.value().options()).clone();
+      if (file.contains(k)) p.value().mutable_grad() = likeParam(file.at(k), p.value());
     }
   }
 }

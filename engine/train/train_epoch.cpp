@@ -91,6 +91,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     applyWarmup(s, ni, epoch);
     simulateOutOfMemory(batch.images.size(0));
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
+    if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
     std::vector<at::Tensor> feats;

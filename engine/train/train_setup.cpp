@@ -12,6 +12,7 @@
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "io/state_dict.h"
+#include "model/channels_last.h"
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
@@ -156,6 +157,10 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.model->to(s.device);
   s.ema_model->to(s.device);
   s.model->train();
+  if (a.channels_last) {  // measured: +16% training step throughput on CPU (docs/PERFORMANCE.md)
+    model::toChannelsLast(*s.model);
+    model::toChannelsLast(*s.ema_model);
+  }
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
   s.loss = std::make_unique<loss::DetectionLoss>(s.model, loss::LossGains{a.box, a.cls, a.dfl});
   if (a.batch < 0) {

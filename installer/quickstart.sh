@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # YOLO Workbench quick start: installs what is missing, builds, generates the embedded shapes dataset on
 # first use, then opens the GUI when a display is available; otherwise runs the main job on the command
-# line (environment doctor, dataset report, and a short training run once the trainer is built in).
+# line (environment doctor, dataset report, and a short 3-epoch training run).
 # Usage: installer/quickstart.sh        (YWB_NO_GUI=1 forces the command-line path)
 set -euo pipefail
 cd "$(dirname "$0")/.."

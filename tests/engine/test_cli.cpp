@@ -6,22 +6,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-namespace {
+#include "cli_runner.h"
 
-struct Result {
-  int code = -1;
-  QByteArray out, err;
-};
-
-Result ywbRun(const QStringList& args, int timeout_ms = 120000) {
-  QProcess p;
-  p.start(YW_CLI_PATH, args);
-  p.waitForFinished(timeout_ms);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-          p.readAllStandardError()};
-}
-
-}  // namespace
+using Result = CliResult;
 
 class TestCli : public QObject {
   Q_OBJECT

@@ -3,24 +3,11 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QtTest>
+
 #include <cmath>
+#include "cli_runner.h"
 
-namespace {
-
-struct Result {
-  int code = -1;
-  QByteArray out, err;
-};
-
-Result ywbRun(const QStringList& args, int timeout_ms = 240000) {
-  QProcess p;
-  p.start(YW_CLI_PATH, args);
-  p.waitForFinished(timeout_ms);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-          p.readAllStandardError()};
-}
-
-}  // namespace
+using Result = CliResult;
 
 class TestModelCli : public QObject {
   Q_OBJECT

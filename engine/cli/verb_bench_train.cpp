@@ -23,16 +23,16 @@ TrainBenchOptions parseOptions(const Args& a, bool epoch_mode) {
   return o;
 }
 
-int runBenchTrain(const Args& a) {
-  const TrainBenchResult r = benchTrain(parseOptions(a, false));
+int runBench(const Args& a, bool epoch_mode) {
+  const TrainBenchResult r = benchTrain(parseOptions(a, epoch_mode));
   std::cout << (a.json ? trainBenchJson(r) + "\n" : trainBenchText(r));
   return 0;
 }
-
+int runBenchTrain(const Args& a) {
+  return runBench(a, false);
+}
 int runBenchEpoch(const Args& a) {
-  const TrainBenchResult r = benchTrain(parseOptions(a, true));
-  std::cout << (a.json ? trainBenchJson(r) + "\n" : trainBenchText(r));
-  return 0;
+  return runBench(a, true);
 }
 
 const RegisterVerb reg_train{

@@ -38,6 +38,28 @@ inline bool autocastEnabled(c10::DeviceType device) {
 #endif
 }
 
+/// Autocast on `device` with `dtype` while the scope lives (when `enabled`); leaving it, also through an
+/// exception, turns autocast off again and drops autocast's cache of low-precision weight copies.
+class AutocastScope {
+ public:
+  AutocastScope(c10::DeviceType device, bool enabled, c10::ScalarType dtype)
+      : device_(device), enabled_(enabled), dtype_(dtype) {
+    if (enabled_) setAutocast(device_, true, dtype_);
+  }
+  ~AutocastScope() {
+    if (!enabled_) return;
+    setAutocast(device_, false, dtype_);
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  bool enabled_;
+  c10::ScalarType dtype_;
+};
+
 }  // namespace ywb::compat
 
 #include <torch/optim/optimizer.h>

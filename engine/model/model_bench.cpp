@@ -93,20 +93,19 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     for (int i = 0; i < o.warmup + o.iters; ++i) {
       sync();
       const auto t0 = clock::now();
-      if (amp) compat::setAutocast(c10::DeviceType::CUDA, true, at::kHalf);
-      std::vector<at::Tensor> out = m->forward(x);
-      sync();
-      const auto t1 = clock::now();
+      clock::time_point t1;
       at::Tensor total;
-      if (o.loss == "yolo") {
-        total = criterion(out, targets).total;
-      } else {
-        total = at::zeros({}, x.options());
-        for (const auto& f : out) total = total + f.to(at::kFloat).pow(2).mean();
-      }
-      if (amp) {
-        compat::setAutocast(c10::DeviceType::CUDA, false, at::kHalf);
-        at::autocast::clear_cache();
+      {
+        const compat::AutocastScope autocast(c10::DeviceType::CUDA, amp, at::kHalf);
+        std::vector<at::Tensor> out = m->forward(x);
+        sync();
+        t1 = clock::now();
+        if (o.loss == "yolo") {
+          total = criterion(out, targets).total;
+        } else {
+          total = at::zeros({}, x.options());
+          for (const auto& f : out) total = total + f.to(at::kFloat).pow(2).mean();
+        }
       }
       sync();
       const auto t2 = clock::now();

@@ -21,17 +21,10 @@ class GpuProbe : public AutoBatchProbe {
   int64_t usedBytes() override { return nvml_->read(gpu()).mem_used; }
   void trial(int batch) override {
     const at::Tensor x = at::rand({batch, 3, imgsz_, imgsz_}, at::TensorOptions(device_));
-    if (amp_) compat::setAutocast(device_.type(), true, at::kHalf);
     at::Tensor loss = at::zeros({}, x.options());
-    try {
+    {
+      const compat::AutocastScope autocast(device_.type(), amp_, at::kHalf);
       for (const auto& f : model_->forward(x)) loss = loss + f.to(at::kFloat).pow(2).mean();
-    } catch (...) {
-      if (amp_) compat::setAutocast(device_.type(), false, at::kHalf);
-      throw;
-    }
-    if (amp_) {
-      compat::setAutocast(device_.type(), false, at::kHalf);
-      at::autocast::clear_cache();
     }
     loss.backward();
     model_->zero_grad();

@@ -95,19 +95,12 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
     std::vector<at::Tensor> feats;
-    if (s.autocast) {
-      compat::setAutocast(s.device.type(), true, s.amp_dtype);
-      try {
-        feats = s.model->forward(x);
-      } catch (...) {
-        compat::setAutocast(s.device.type(), false, s.amp_dtype);
-        throw;
-      }
-      compat::setAutocast(s.device.type(), false, s.amp_dtype);
-      at::autocast::clear_cache();
-      for (auto& f : feats) f = f.to(at::kFloat);  // the loss runs in fp32
-    } else {
+    {
+      const compat::AutocastScope amp(s.device.type(), s.autocast, s.amp_dtype);
       feats = s.model->forward(x);
+    }
+    if (s.autocast) {
+      for (auto& f : feats) f = f.to(at::kFloat);  // the loss runs in fp32
     }
     if (prof) prof->mark(StepSegment::Forward);
     const loss::LossResult lr = (*s.loss)(feats, targets);

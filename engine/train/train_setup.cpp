@@ -80,19 +80,16 @@ void ampCheck(TrainSession& s) {
   s.model->eval();
   at::Tensor x = b.images.narrow(0, 0, 1).to(s.device).to(at::kFloat).div_(255.0);
   at::Tensor ref = s.model->predict(x);
-  compat::setAutocast(s.device.type(), true, dtype);
   at::Tensor low;
   try {
+    const compat::AutocastScope amp(s.device.type(), true, dtype);
     low = s.model->predict(x).to(at::kFloat);
   } catch (...) {
-    compat::setAutocast(s.device.type(), false, dtype);
     s.model->train();
     s.amp_note = "off (autocast failed: " + describeCurrentException() + ")";
     s.log("AMP check: " + s.amp_note + "; training in fp32");
     return;
   }
-  compat::setAutocast(s.device.type(), false, dtype);
-  at::autocast::clear_cache();
   s.model->train();
   // Boxes are in pixels and scores in [0, 1]: compare each part relative to its own range.
   const int64_t nb = 4;

@@ -9,48 +9,40 @@ std::string OnnxGraph::unique(const std::string& base) {
   return n == 0 ? base : base + "_" + std::to_string(n);
 }
 
-std::string OnnxGraph::constant(const std::string& prefix, std::vector<int64_t> dims,
-                                std::vector<float> values) {
+OnnxInitializer& OnnxGraph::newInitializer(const std::string& prefix, std::vector<int64_t> dims,
+                                           size_t values) {
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
-  if (count != int64_t(values.size()))
-    fail("ONNX constant '", prefix, "': ", values.size(), " values for ", count, " elements");
+  if (count != int64_t(values))
+    fail("ONNX constant '", prefix, "': ", values, " values for ", count, " elements");
   OnnxInitializer init;
   init.name = unique(prefix);
   init.dims = std::move(dims);
-  init.floats = std::move(values);
   initializers.push_back(std::move(init));
-  return initializers.back().name;
+  return initializers.back();
+}
+
+std::string OnnxGraph::constant(const std::string& prefix, std::vector<int64_t> dims,
+                                std::vector<float> values) {
+  OnnxInitializer& init = newInitializer(prefix, std::move(dims), values.size());
+  init.floats = std::move(values);
+  return init.name;
 }
 
 std::string OnnxGraph::constantHalf(const std::string& prefix, std::vector<int64_t> dims,
                                     std::vector<uint16_t> bits) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (count != int64_t(bits.size()))
-    fail("ONNX constant '", prefix, "': ", bits.size(), " values for ", count, " elements");
-  OnnxInitializer init;
-  init.name = unique(prefix);
-  init.dims = std::move(dims);
+  OnnxInitializer& init = newInitializer(prefix, std::move(dims), bits.size());
   init.halves = std::move(bits);
   init.is_float16 = true;
-  initializers.push_back(std::move(init));
-  return initializers.back().name;
+  return init.name;
 }
 
 std::string OnnxGraph::constantInt64(const std::string& prefix, std::vector<int64_t> dims,
                                      std::vector<int64_t> values) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (count != int64_t(values.size()))
-    fail("ONNX constant '", prefix, "': ", values.size(), " values for ", count, " elements");
-  OnnxInitializer init;
-  init.name = unique(prefix);
-  init.dims = std::move(dims);
+  OnnxInitializer& init = newInitializer(prefix, std::move(dims), values.size());
   init.ints = std::move(values);
   init.is_int64 = true;
-  initializers.push_back(std::move(init));
-  return initializers.back().name;
+  return init.name;
 }
 
 std::vector<std::string> OnnxGraph::add(const std::string& op_type, const std::string& node_name,

@@ -83,6 +83,9 @@ class OnnxGraph {
 
  private:
   std::string unique(const std::string& base);
+  /// Appends an initializer named after `prefix` with shape `dims`, after checking that `values` elements
+  /// fill it; the caller stores the values.
+  OnnxInitializer& newInitializer(const std::string& prefix, std::vector<int64_t> dims, size_t values);
   std::map<std::string, int> used_;
 };
 

@@ -1,6 +1,7 @@
 #include "sys/host_info.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -50,6 +51,12 @@ int64_t processRss() {
   int64_t size = 0, resident = 0;
   if (!(in >> size >> resident)) return 0;
   return resident * int64_t(sysconf(_SC_PAGESIZE));
+}
+
+int64_t processPeakRss() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return int64_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
 int64_t diskFree(const std::string& path) {

@@ -11,6 +11,8 @@ int logicalCpuCount();
 void memoryInfo(int64_t* total, int64_t* available);
 /// Resident set size of this process in bytes.
 int64_t processRss();
+/// Peak resident set size of this process since it started, in bytes (getrusage's ru_maxrss).
+int64_t processPeakRss();
 /// Free bytes on the filesystem holding `path` (or its nearest existing parent); -1 when unknown.
 int64_t diskFree(const std::string& path);
 /// Cumulative (busy, total) CPU jiffies from /proc/stat.

@@ -1,5 +1,4 @@
 // `ywb bench train` and `ywb bench epoch`: the real trainer's step and epoch, timed.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/threads.h"
+#include "sys/host_info.h"
 #include "train/device.h"
 #include "train/train_session.h"
 #include "ywb/system_monitor.h"
@@ -24,12 +24,6 @@ namespace fs = std::filesystem;
 
 namespace ywb {
 namespace {
-
-int64_t peakRss() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return int64_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
-}
 
 // Samples the training GPU (NVML) every 100 ms on its own thread while the timed part runs.
 class GpuSampler {
@@ -225,7 +219,7 @@ TrainBenchResult benchTrain(const TrainBenchOptions& o) {
     } else {
       benchSteps(opt, r);
     }
-    r.peak_rss = peakRss();
+    r.peak_rss = processPeakRss();
     return r;
   });
 }

@@ -8,7 +8,7 @@ namespace {
 
 int runBenchModel(const Args& a) {
   a.requireKnown({"model", "nc", "imgsz", "batch", "device", "warmup", "iters", "threads", "loss", "amp",
-                  "seed", "channels_last"});
+                  "seed", "channels_last", "cuda_graphs"});
   ModelBenchOptions o;
   o.model = a.str("model", o.model);
   o.nc = int(a.integer("nc", o.nc));
@@ -21,6 +21,7 @@ int runBenchModel(const Args& a) {
   o.loss = a.str("loss", o.loss);
   o.amp = a.boolean("amp", o.amp);
   o.channels_last = a.boolean("channels_last", o.channels_last);
+  o.cuda_graphs = a.boolean("cuda_graphs", o.cuda_graphs);
   o.seed = uint64_t(a.integer("seed", 0));
   const ModelBenchResult r = benchModel(o);
   std::cout << (a.json ? modelBenchJson(o, r) + "\n" : modelBenchText(o, r));
@@ -30,14 +31,16 @@ int runBenchModel(const Args& a) {
 const RegisterVerb reg{
     {"bench model", "time forward, backward and optimizer step on synthetic input",
      "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
-     "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [nc=80] [seed=0] [--json]\n\n"
+     "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [cuda_graphs=false] [nc=80]\n"
+     "       [seed=0] [--json]\n\n"
      "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
      "of each phase and images/s. SGD (lr 0.01, momentum 0.937, Nesterov, weight decay 5e-4).\n\n"
      "  loss=mse     mean of squared head outputs instead of the YOLO loss, to compare the\n"
      "               model alone with tests/bench/bench_model_torch.py\n"
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
      "  amp=BOOL     float16 autocast (CUDA only)\n"
-     "  channels_last=BOOL  NHWC memory format for weights and input",
+     "  channels_last=BOOL  NHWC memory format for weights and input\n"
+     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)",
      runBenchModel}};
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include "core/rng.h"
 #include "core/threads.h"
 #include "core/torch_compat.h"
+#include "cuda/cuda_runtime.h"
+#include "cuda/graphed_model.h"
 #include "loss/detection_loss.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
@@ -82,6 +84,9 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
     const bool amp = o.amp && dev.is_cuda();
+    // Graphs: eager warm-up steps, the capture in the last warm-up step, replays while timed.
+    cuda::GraphedModel graphed(m, cuda::GraphPolicyOptions{std::max(0, o.warmup - 1), 4});
+    const bool use_graphs = o.cuda_graphs && graphed.available();
     auto sync = [&] {
       if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
     };
@@ -91,13 +96,16 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     };
     std::vector<double> fw, ls, bw, st, tot;
     for (int i = 0; i < o.warmup + o.iters; ++i) {
+      if (i == o.warmup && dev.is_cuda()) cuda::resetPeakStats(dev.index() < 0 ? 0 : dev.index());
       sync();
       const auto t0 = clock::now();
       clock::time_point t1;
       at::Tensor total;
       {
+        std::vector<at::Tensor> out;
+        if (use_graphs) out = graphed.forward(x, amp, at::kHalf);  // outside the scope: the graph has its own
         const compat::AutocastScope autocast(c10::DeviceType::CUDA, amp, at::kHalf);
-        std::vector<at::Tensor> out = m->forward(x);
+        if (!use_graphs) out = m->forward(x);
         sync();
         t1 = clock::now();
         if (o.loss == "yolo") {
@@ -125,6 +133,15 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
         tot.push_back(ms(t0, t4));
       }
     }
+    if (dev.is_cuda()) {
+      const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
+      if (mem) r.gpu_mem_peak = mem->peak_reserved;
+    }
+    r.graphs = !o.cuda_graphs ? "off"
+               : !use_graphs  ? "off (CUDA graphs need a CUDA device and a CUDA build)"
+               : graphed.policy().disabled()
+                   ? "off (" + graphed.policy().note() + ")"
+                   : "on (" + std::to_string(graphed.policy().replays()) + " replays)";
     r.forward_ms = median(fw);
     r.loss_ms = median(ls);
     r.backward_ms = median(bw);
@@ -141,10 +158,11 @@ std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r
       buf, sizeof buf,
       "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s%s%s  (%d steps after %d warm-up, medians)\n"
       "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms\n"
-      "  total     %9.1f ms   %.2f images/s\n",
+      "  total     %9.1f ms   %.2f images/s\n  graphs    %s   GPU memory peak %s\n",
       o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(), o.amp ? " amp" : "",
       o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms, r.loss_ms, r.backward_ms,
-      r.step_ms, r.total_ms, r.images_per_s);
+      r.step_ms, r.total_ms, r.images_per_s, r.graphs.c_str(),
+      r.gpu_mem_peak < 0 ? "-" : (std::to_string(r.gpu_mem_peak >> 20) + " MiB").c_str());
   return buf;
 }
 
@@ -165,7 +183,11 @@ std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r
                       {"step_ms", r.step_ms},
                       {"total_ms", r.total_ms},
                       {"images_per_s", r.images_per_s},
-                      {"last_loss", r.last_loss}};
+                      {"last_loss", r.last_loss},
+                      {"channels_last", o.channels_last},
+                      {"cuda_graphs", o.cuda_graphs},
+                      {"graphs", r.graphs},
+                      {"gpu_mem_peak", r.gpu_mem_peak}};
   return j.dump();
 }
 

@@ -66,13 +66,13 @@ bool waitWhilePaused(const TrainSession& s) {
 bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
   s.model->train();
-  s.train_loader->startEpoch(epoch);
+  s.accel->startEpoch(epoch);  // the loader's epoch; on CUDA also the side-stream prefetch
   at::Tensor mean_loss = at::zeros({3}, at::TensorOptions().device(s.device));
   const int log_every = s.device.is_cuda() ? 10 : 1;  // every .item() is a device sync
   Batch batch;
   int64_t i = 0;
   bool in_warmup = false;
-  for (; s.train_loader->next(batch); ++i) {
+  for (; s.accel->next(batch); ++i) {
     if (s.dist) {
       if (!distBeforeStep(s, epoch, i)) return false;  // stop and pause agreed by all ranks
     } else if (!waitWhilePaused(s)) {
@@ -94,11 +94,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
-    std::vector<at::Tensor> feats;
-    {
-      const compat::AutocastScope amp(s.device.type(), s.autocast, s.amp_dtype);
-      feats = s.model->forward(x);
-    }
+    std::vector<at::Tensor> feats = s.accel->forward(x, s.autocast, s.amp_dtype);  // graphed if cuda_graphs
     if (s.autocast) {
       for (auto& f : feats) f = f.to(at::kFloat);  // the loss runs in fp32
     }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cuda/train_accel.h"
 #include "data/loader.h"
 #include "io/safetensors.h"
 #include "loss/detection_loss.h"
@@ -40,6 +41,7 @@ struct TrainSession {
   std::unique_ptr<ModelEma> ema;
   std::unique_ptr<loss::DetectionLoss> loss;
   std::unique_ptr<DataLoader> train_loader, val_loader;
+  std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
   OptimizerChoice optim_choice;

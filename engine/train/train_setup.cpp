@@ -190,6 +190,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   vo.batch = a.batch * 2;  // no gradients: twice the batch fits (Ultralytics does the same)
   vo.hyp = AugmentParams::none();
   s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
+  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist);
+  if (!s.accel->note().empty()) s.log(s.accel->note());
 
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
   s.epochs = a.epochs;

@@ -19,6 +19,7 @@ struct ModelBenchOptions {
                                ///< comparison with a framework script that has no YOLO loss)
   bool amp = false;            ///< float16 autocast on CUDA
   bool channels_last = false;  ///< NHWC weights and input (memory format experiment)
+  bool cuda_graphs = false;    ///< forward and backward replayed as CUDA graphs (CUDA only; engine/cuda)
   uint64_t seed = 0;
 };
 
@@ -33,6 +34,8 @@ struct ModelBenchResult {
   double total_ms = 0;     ///< median of whole steps
   double images_per_s = 0;
   double last_loss = 0;
+  int64_t gpu_mem_peak = -1;  ///< bytes the CUDA caching allocator reserved at most while timed; -1 off CUDA
+  std::string graphs;         ///< "off", "on (N replays)" or why graphs were turned off
 };
 
 /// Runs the benchmark. Throws ywb::Error on bad options or an unavailable device.

@@ -53,6 +53,7 @@
   X(bool, amp, true, "hardware", 0, 0, "Mixed precision (fp16 on CUDA, bf16 on CPU) after a sanity check")   \
   X(std::string, amp_dtype, "auto", "hardware", 0, 0, "auto, fp16 or bf16")                                  \
   X(bool, channels_last, true, "hardware", 0, 0, "NHWC memory format for weights and input")                 \
+  X(bool, cuda_graphs, false, "hardware", 0, 0, "CUDA graphs of the model's forward+backward (CUDA only)")   \
   X(int, world, 1, "hardware", 1, 1024, "CPU ranks for device=cpu distributed runs (Gloo)")                  \
   X(bool, sync_bn, false, "hardware", 0, 0, "SyncBatchNorm across ranks")                                    \
   X(double, dist_timeout, 600.0, "hardware", 1.0, 86400.0, "Collective timeout in seconds")                  \

@@ -1,0 +1,185 @@
+#include "cuda/graphed_model.h"
+
+#include <torch/autograd.h>
+
+#include "core/error.h"
+#include "core/torch_compat.h"
+
+#if YW_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace ywb::cuda {
+namespace {
+
+GraphKey keyOf(const at::Tensor& x, bool autocast, at::ScalarType dt) {
+  GraphKey k;
+  k.sizes = x.sizes().vec();
+  k.dtype = int(x.scalar_type());
+  k.autocast = autocast;
+  k.autocast_dtype = autocast ? int(dt) : 0;
+  k.channels_last = x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
+  return k;
+}
+
+std::vector<at::Tensor> eagerForward(model::DetectionModel& m, const at::Tensor& x, bool autocast,
+                                     at::ScalarType dt) {
+  const compat::AutocastScope amp(x.device().type(), autocast, dt);
+  return m->forward(x);
+}
+
+}  // namespace
+
+#if YW_WITH_CUDA
+namespace {
+
+// Static buffers and the two graphs of one input shape.
+struct Graphs {
+  at::cuda::CUDAGraph fwd, bwd;
+  at::Tensor static_x;
+  std::vector<at::Tensor> static_out;         // the forward's outputs, with the captured autograd graph
+  std::vector<at::Tensor> static_grad_out;    // filled from the real gradients before the backward replay
+  std::vector<at::Tensor> static_grad_param;  // written by the backward replay (undefined: unused parameter)
+};
+
+// forward: copy the input in, replay the forward graph, hand out the outputs. backward: copy the incoming
+// gradients in, replay the backward graph, return the parameters' gradients (copies: autograd may keep a
+// returned tensor as .grad, and the next replay overwrites the static buffers).
+struct GraphedStep : public torch::autograd::Function<GraphedStep> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, Graphs* g,
+                                                const at::Tensor& x,
+                                                const torch::autograd::variable_list& params) {
+    (void)params;  // inputs only so that autograd routes their gradients
+    ctx->saved_data["graphs"] = reinterpret_cast<int64_t>(g);
+    g->static_x.copy_(x);
+    g->fwd.replay();
+    torch::autograd::variable_list out;
+    for (const auto& o : g->static_out) out.push_back(o.detach());
+    return out;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    auto* g = reinterpret_cast<Graphs*>(ctx->saved_data["graphs"].toInt());
+    for (size_t i = 0; i < g->static_grad_out.size(); ++i) {
+      if (i < grad_out.size() && grad_out[i].defined()) {
+        g->static_grad_out[i].copy_(grad_out[i]);
+      } else {
+        g->static_grad_out[i].zero_();
+      }
+    }
+    g->bwd.replay();
+    torch::autograd::variable_list r;
+    r.emplace_back();  // Graphs* (not a tensor)
+    r.emplace_back();  // x: images need no gradient
+    for (const auto& gp : g->static_grad_param) r.push_back(gp.defined() ? gp.clone() : at::Tensor());
+    return r;
+  }
+};
+
+std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, bool autocast,
+                                at::ScalarType dt, const std::vector<at::Tensor>& params) {
+  auto g = std::make_unique<Graphs>();
+  const c10::DeviceIndex dev = x.device().index();
+  c10::cuda::CUDAStream compute = c10::cuda::getCurrentCUDAStream(dev);
+  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, dev);
+  at::cuda::CUDAEvent before;
+  before.record(compute);
+  before.block(side);  // a capture runs on a side stream, after the work enqueued so far
+  {
+    const c10::cuda::CUDAStreamGuard guard(side);
+    g->static_x = x.detach().clone();  // keeps x's memory format
+    // Autocast's cache of low-precision weight copies must not outlive the capture's memory pool.
+    const bool cache = at::autocast::is_autocast_cache_enabled();
+    at::autocast::set_autocast_cache_enabled(false);
+    try {
+      {
+        const compat::AutocastScope amp(c10::DeviceType::CUDA, autocast, dt);
+        g->fwd.capture_begin();
+        g->static_out = m->forward(g->static_x);
+        g->fwd.capture_end();
+      }
+      for (const auto& o : g->static_out) g->static_grad_out.push_back(at::zeros_like(o));
+      g->bwd.capture_begin(g->fwd.pool());
+      g->static_grad_param = torch::autograd::grad(g->static_out, params, g->static_grad_out,
+                                                   /*retain_graph=*/true, /*create_graph=*/false,
+                                                   /*allow_unused=*/true);
+      g->bwd.capture_end();
+    } catch (...) {
+      at::autocast::set_autocast_cache_enabled(cache);
+      throw;
+    }
+    at::autocast::set_autocast_cache_enabled(cache);
+  }
+  at::cuda::CUDAEvent after;
+  after.record(side);
+  after.block(compute);
+  return g;
+}
+
+}  // namespace
+#endif
+
+struct GraphedModel::Impl {
+  model::DetectionModel model;
+  GraphCapturePolicy policy;
+#if YW_WITH_CUDA
+  std::unique_ptr<Graphs> graphs;
+#endif
+};
+
+GraphedModel::GraphedModel(model::DetectionModel model, GraphPolicyOptions options)
+    : impl_(new Impl{std::move(model), GraphCapturePolicy(options)}) {}
+
+GraphedModel::~GraphedModel() = default;
+
+const GraphCapturePolicy& GraphedModel::policy() const {
+  return impl_->policy;
+}
+
+bool GraphedModel::available() const {
+  if (!(YW_WITH_CUDA)) return false;
+  const auto params = impl_->model->parameters();
+  return !params.empty() && params.front().is_cuda();
+}
+
+void GraphedModel::reset() {
+#if YW_WITH_CUDA
+  impl_->graphs.reset();
+#endif
+  impl_->policy = GraphCapturePolicy(GraphPolicyOptions{});
+}
+
+std::vector<at::Tensor> GraphedModel::forward(const at::Tensor& x, bool autocast,
+                                              at::ScalarType autocast_dtype) {
+  Impl& d = *impl_;
+  if (!available() || !x.is_cuda() || !d.model->is_training()) {
+    return eagerForward(d.model, x, autocast, autocast_dtype);
+  }
+#if YW_WITH_CUDA
+  const GraphAction a = d.policy.decide(keyOf(x, autocast, autocast_dtype));
+  if (a == GraphAction::Eager) return eagerForward(d.model, x, autocast, autocast_dtype);
+  std::vector<at::Tensor> params;
+  for (const auto& p : d.model->parameters()) {
+    if (p.requires_grad()) params.push_back(p);
+  }
+  if (a == GraphAction::Capture) {
+    d.graphs.reset();  // the old shape's pool goes back before the new one is captured
+    try {
+      d.graphs = capture(d.model, x, autocast, autocast_dtype, params);
+      d.policy.captured();
+    } catch (const c10::Error& e) {
+      d.graphs.reset();
+      d.policy.captureFailed(e.what_without_backtrace());
+      return eagerForward(d.model, x, autocast, autocast_dtype);
+    }
+  }
+  return GraphedStep::apply(d.graphs.get(), x, params);
+#else
+  return eagerForward(d.model, x, autocast, autocast_dtype);
+#endif
+}
+
+}  // namespace ywb::cuda

@@ -30,9 +30,11 @@ function(ywb_cuda_sources)
   endforeach()
   target_sources(ywb_engine PRIVATE ${_abs})
   # On these files only (the rest of the engine keeps its compile line, and so its ccache entries); they
-  # include the narrow LibTorch headers they need instead of the precompiled one.
+  # include the narrow LibTorch headers they need instead of the precompiled one. In ywb_cuda_check (target
+  # property YW_FORCE_CUDA) the same files see the switch on.
   set_source_files_properties(${_abs} TARGET_DIRECTORY ywb_engine PROPERTIES
-    COMPILE_DEFINITIONS "YW_WITH_CUDA=${YW_WITH_CUDA}" SKIP_PRECOMPILE_HEADERS ON)
+    COMPILE_DEFINITIONS "YW_WITH_CUDA=$<IF:$<BOOL:$<TARGET_PROPERTY:YW_FORCE_CUDA>>,1,${YW_WITH_CUDA}>"
+    SKIP_PRECOMPILE_HEADERS ON)
   set_property(GLOBAL APPEND PROPERTY YW_CUDA_SOURCES ${_abs})
 endfunction()
 
@@ -56,7 +58,7 @@ function(ywb_cuda_finish engine_dir)
   endif()
   add_library(ywb_cuda_check OBJECT ${_listed})
   ywb_set_warnings(ywb_cuda_check)
-  target_compile_definitions(ywb_cuda_check PRIVATE YW_WITH_CUDA=1)
+  set_target_properties(ywb_cuda_check PROPERTIES YW_FORCE_CUDA ON)
   target_include_directories(ywb_cuda_check
     PRIVATE ${engine_dir} ${engine_dir}/include ${CMAKE_BINARY_DIR}/engine/include)
   # The stand-in for c10/cuda/impl/cuda_cmake_macros.h comes first; the toolkit after LibTorch's headers.

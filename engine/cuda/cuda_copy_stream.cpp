@@ -40,7 +40,7 @@ class CudaCopyStream : public CopyStream {
     return e;
   }
   void computeWaits(const std::shared_ptr<CopyEvent>& e) override {
-    static_cast<const CudaEvent&>(*e).event.block(compute());
+    static_cast<CudaEvent&>(*e).event.block(compute());
   }
   std::shared_ptr<CopyEvent> recordCompute() override {
     auto e = std::make_shared<CudaEvent>();
@@ -48,7 +48,7 @@ class CudaCopyStream : public CopyStream {
     return e;
   }
   void copiesWait(const std::shared_ptr<CopyEvent>& e) override {
-    static_cast<const CudaEvent&>(*e).event.block(side_);
+    static_cast<CudaEvent&>(*e).event.block(side_);
   }
   void handToCompute(const at::Tensor& t) override {
     at::Tensor owned = t;

@@ -3,6 +3,7 @@
 #include <ATen/Context.h>
 
 #if YW_WITH_CUDA
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #endif
@@ -31,6 +32,10 @@ std::optional<AllocatorStats> allocatorStats(int device, std::string* why) {
       *why = "CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(n) + " present)";
     return std::nullopt;
   }
+  // A device this process has not used has no context and an uninitialised allocator (asking it would
+  // index an empty table): nothing of it is in use.
+  if (!at::detail::getCUDAHooks().hasPrimaryContext(static_cast<c10::DeviceIndex>(device)))
+    return AllocatorStats{};
   namespace alloc = c10::cuda::CUDACachingAllocator;
   const auto s = alloc::getDeviceStats(static_cast<c10::DeviceIndex>(device));
   constexpr size_t kAggregate = 0;  // StatType::AGGREGATE in every LibTorch version (small + large pools)
@@ -51,7 +56,8 @@ std::optional<AllocatorStats> allocatorStats(int device, std::string* why) {
 
 void resetPeakStats(int device) {
 #if YW_WITH_CUDA
-  if (device >= 0 && device < int(c10::cuda::device_count())) {
+  if (device >= 0 && device < int(c10::cuda::device_count()) &&
+      at::detail::getCUDAHooks().hasPrimaryContext(static_cast<c10::DeviceIndex>(device))) {
     c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
   }
 #else

@@ -15,16 +15,6 @@
 namespace ywb::cuda {
 namespace {
 
-GraphKey keyOf(const at::Tensor& x, bool autocast, at::ScalarType dt) {
-  GraphKey k;
-  k.sizes = x.sizes().vec();
-  k.dtype = int(x.scalar_type());
-  k.autocast = autocast;
-  k.autocast_dtype = autocast ? int(dt) : 0;
-  k.channels_last = x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
-  return k;
-}
-
 std::vector<at::Tensor> eagerForward(model::DetectionModel& m, const at::Tensor& x, bool autocast,
                                      at::ScalarType dt) {
   const compat::AutocastScope amp(x.device().type(), autocast, dt);
@@ -35,6 +25,16 @@ std::vector<at::Tensor> eagerForward(model::DetectionModel& m, const at::Tensor&
 
 #if YW_WITH_CUDA
 namespace {
+
+GraphKey keyOf(const at::Tensor& x, bool autocast, at::ScalarType dt) {
+  GraphKey k;
+  k.sizes = x.sizes().vec();
+  k.dtype = int(x.scalar_type());
+  k.autocast = autocast;
+  k.autocast_dtype = autocast ? int(dt) : 0;
+  k.channels_last = x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
+  return k;
+}
 
 // Static buffers and the two graphs of one input shape.
 struct Graphs {
@@ -123,7 +123,9 @@ std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, b
 #endif
 
 struct GraphedModel::Impl {
+  Impl(model::DetectionModel m, GraphPolicyOptions o) : model(std::move(m)), options(o), policy(o) {}
   model::DetectionModel model;
+  GraphPolicyOptions options;
   GraphCapturePolicy policy;
 #if YW_WITH_CUDA
   std::unique_ptr<Graphs> graphs;
@@ -131,7 +133,7 @@ struct GraphedModel::Impl {
 };
 
 GraphedModel::GraphedModel(model::DetectionModel model, GraphPolicyOptions options)
-    : impl_(new Impl{std::move(model), GraphCapturePolicy(options)}) {}
+    : impl_(std::make_unique<Impl>(std::move(model), options)) {}
 
 GraphedModel::~GraphedModel() = default;
 
@@ -149,7 +151,7 @@ void GraphedModel::reset() {
 #if YW_WITH_CUDA
   impl_->graphs.reset();
 #endif
-  impl_->policy = GraphCapturePolicy(GraphPolicyOptions{});
+  impl_->policy = GraphCapturePolicy(impl_->options);
 }
 
 std::vector<at::Tensor> GraphedModel::forward(const at::Tensor& x, bool autocast,

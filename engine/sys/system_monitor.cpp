@@ -1,5 +1,9 @@
 #include "ywb/system_monitor.h"
 
+#include <cstdlib>
+#include <string>
+
+#include "cuda/cuda_runtime.h"
 #include "sys/host_info.h"
 #include "sys/nvml.h"
 
@@ -43,7 +47,14 @@ SystemSample SystemMonitor::sample() {
   s.ram_used = mem_total - mem_avail;
   s.process_rss = processRss();
   if (impl_->nvml) {
-    for (const auto& d : impl_->nvml->readAll()) {
+    const auto devices = impl_->nvml->readAll();
+    // NVML numbers GPUs in PCI order; CUDA fastest first and after CUDA_VISIBLE_DEVICES: the allocator's
+    // figures are matched to an NVML device only where both orders agree.
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    const char* order = std::getenv("CUDA_DEVICE_ORDER");
+    const bool same_order =
+        (!visible || !*visible) && (devices.size() == 1 || (order && std::string(order) == "PCI_BUS_ID"));
+    for (const auto& d : devices) {
       GpuSample g;
       g.index = d.index;
       g.util_gpu = d.util_gpu;
@@ -51,6 +62,10 @@ SystemSample SystemMonitor::sample() {
       g.mem_total = d.mem_total;
       g.temperature_c = d.temperature_c;
       g.power_w = d.power_w;
+      if (const auto a = same_order ? cuda::allocatorStats(d.index) : std::nullopt) {
+        g.torch_reserved = a->reserved;
+        g.torch_allocated = a->allocated;
+      }
       s.gpus.push_back(g);
     }
   }

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "cuda/cuda_runtime.h"
 #include "model/detection_model.h"
 #include "sys/nvml.h"
 #include "train/auto_batch.h"
@@ -16,10 +17,24 @@ namespace {
 class GpuProbe : public AutoBatchProbe {
  public:
   GpuProbe(std::unique_ptr<Nvml> nvml, model::DetectionModel m, int imgsz, c10::Device device, bool amp)
-      : nvml_(std::move(nvml)), model_(std::move(m)), imgsz_(imgsz), device_(device), amp_(amp) {}
+      : nvml_(std::move(nvml)), model_(std::move(m)), imgsz_(imgsz), device_(device), amp_(amp) {
+    // What the caching allocator does not manage (CUDA context, other processes) stays fixed; the trials'
+    // own need is the allocator's peak reservation, read per trial (the cache never shrinks by itself, so
+    // the whole-device reading would carry earlier trials' blocks).
+    if (const auto s = cuda::allocatorStats(gpu())) outside_ = nvml_->read(gpu()).mem_used - s->reserved;
+  }
   int64_t totalBytes() override { return nvml_->read(gpu()).mem_total; }
-  int64_t usedBytes() override { return nvml_->read(gpu()).mem_used; }
+  int64_t usedBytes() override {
+    if (outside_ >= 0) {
+      if (const auto s = cuda::allocatorStats(gpu())) return outside_ + s->peak_reserved;
+    }
+    return nvml_->read(gpu()).mem_used;
+  }
   void trial(int batch) override {
+    if (outside_ >= 0) {
+      cuda::emptyCache();
+      cuda::resetPeakStats(gpu());
+    }
     const at::Tensor x = at::rand({batch, 3, imgsz_, imgsz_}, at::TensorOptions(device_));
     at::Tensor loss = at::zeros({}, x.options());
     {
@@ -37,6 +52,7 @@ class GpuProbe : public AutoBatchProbe {
   int imgsz_;
   c10::Device device_;
   bool amp_;
+  int64_t outside_ = -1;  ///< device memory outside the caching allocator; -1 = read everything via NVML
 };
 
 }  // namespace

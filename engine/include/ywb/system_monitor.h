@@ -14,6 +14,9 @@ struct GpuSample {
   int64_t mem_used = -1, mem_total = -1;  // bytes
   int temperature_c = -1;
   double power_w = -1;
+  /// This process's CUDA caching allocator on the device (bytes): held from the driver, and used by live
+  /// tensors; -1 without CUDA. The rest of mem_used is the CUDA context and other processes.
+  int64_t torch_reserved = -1, torch_allocated = -1;
 };
 
 struct SystemSample {

@@ -30,10 +30,12 @@ root="$PWD"
 dev_pkgs=(libopencv-core-dev libopencv-imgproc-dev libturbojpeg0-dev libpng-dev zlib1g-dev libyaml-cpp-dev
   nlohmann-json3-dev qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin)
 # Shared libraries they link, with the dependencies a machine that is no Debian 12 may lack (the C and C++
-# runtimes, zlib, zstd, libselinux and the like are taken from the machine):
+# runtimes, zlib, zstd, libffi, libpcre2-8, libmount, libselinux and the like are taken from the machine;
+# check_libs below names any that is missing):
 run_pkgs=(libopencv-core406 libopencv-imgproc406 libtbb12 libtbbmalloc2 libblas3 liblapack3 libgfortran5
   libquadmath0 libgomp1 libturbojpeg0 libpng16-16 zlib1g libyaml-cpp0.7 libqt6core6 libqt6test6 libicu72
-  libdouble-conversion3 libpcre2-16-0 libb2-1 libglib2.0-0)
+  libdouble-conversion3 libpcre2-16-0 libb2-1 libglib2.0-0
+  libglx0 libglvnd0 libx11-6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)  # Debian's OpenCV core links libGLX
 tool_pkgs=(pkgconf pkgconf-bin libpkgconf3)
 
 log() { echo "gpu-check: $*" >&2; }

@@ -19,8 +19,10 @@
 #                     "system" = the LibTorch CMake finds by itself, e.g. Debian's)
 #   --build-only      unpack, configure and build, then stop (what can be checked on a machine without a GPU)
 #   --targets "T..."  build only these targets (default: ywb test_cuda test_cuda_parts)
-#   --quick           benchmark matrix cut to batch 16 and 3 bench train steps (a smoke run of the script)
+#   --quick           benchmark matrix cut to batch 16 and a few steps (a smoke run of the script)
 #   --jobs N          build parallelism (default: all cores)
+#   --build-dir DIR   use an existing build (e.g. build/ci) instead of unpacking and building; with
+#   --device D --imgsz N   (default 0 and 640) this smoke-tests the test/benchmark/report stages on a CPU
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -84,7 +86,7 @@ check_libs() {
 }
 
 mode=check debs="$root/.cache/gpu-debs" out="${OUT:-}" torch="" build_only=0 quick=0 jobs="$(nproc)"
-targets="ywb test_cuda test_cuda_parts"
+targets="ywb test_cuda test_cuda_parts" prebuilt="" device=0 imgsz=640
 while [ $# -gt 0 ]; do
   case "$1" in
     --prepare) mode=prepare; if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then debs="$2"; shift; fi ;;
@@ -95,7 +97,10 @@ while [ $# -gt 0 ]; do
     --targets) targets="$2"; shift ;;
     --quick) quick=1 ;;
     --jobs) jobs="$2"; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --build-dir) prebuilt="$2"; shift ;;
+    --device) device="$2"; shift ;;
+    --imgsz) imgsz="$2"; shift ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
   shift
@@ -110,6 +115,14 @@ fi
 t0=$(date +%s)
 build="$root/build/gpu-check"
 prefix="$root/build/gpu-deps"
+torch_info="{}"
+if [ -n "$prebuilt" ]; then
+  build="$(cd "$prebuilt" && pwd)"
+  out="${out:-$build/gpu-check-report}"
+  mkdir -p "$out"
+  grep -E '^(Torch_DIR|yaml-cpp_DIR|Qt6_DIR)[:=]' "$build/CMakeCache.txt" | sed 's/:[A-Z]*=/ = /' >"$out/dependencies.txt" || true
+  log "using the existing build $build"
+else
 out="${out:-$build/report}"
 mkdir -p "$out"
 unpack "$debs" "$prefix"
@@ -121,7 +134,6 @@ export PKG_CONFIG_SYSROOT_DIR="$prefix"
 check_libs "$prefix"
 
 # LibTorch: the one inside the machine's PyTorch unless told otherwise.
-torch_info="{}"
 if [ -z "$torch" ]; then
   torch="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)" ||
     die "no PyTorch for python3 here: install a CUDA PyTorch, or pass --torch /path/to/libtorch"
@@ -157,6 +169,7 @@ if [ "$build_only" = 1 ]; then
   log "build only: done in $(($(date +%s) - t0)) s"
   exit 0
 fi
+fi  # prebuilt
 
 ywb="$build/engine/cli/ywb"
 runs="$out/runs.jsonl"
@@ -197,38 +210,39 @@ else
   echo '{"kind": "note", "note": "yolo11n.yaml is not built into this engine yet (YOLO11 support): its runs were skipped"}' >>"$runs"
 fi
 batches=(16 64)
-steps=30
-[ "$quick" = 1 ] && { batches=(16); steps=3; }
-data="$build/synth640"
+steps=30 warm=5 iters=20
+[ "$quick" = 1 ] && { batches=(16); steps=2 warm=1 iters=2; }
+data="$build/synth$imgsz"
 if [ ! -f "$data/data.yaml" ]; then
   n_train=$([ "$quick" = 1 ] && echo 64 || echo 2048)
-  "$ywb" dataset synth out="$data" train="$n_train" val=128 imgsz=640 seed=0 workers="$(nproc)" >/dev/null
+  "$ywb" dataset synth out="$data" train="$n_train" val="$([ "$quick" = 1 ] && echo 16 || echo 128)" imgsz="$imgsz" \
+    seed=0 workers="$(nproc)" >/dev/null
 fi
 workers=$(( $(nproc) > 16 ? 16 : $(nproc) ))
 for m in "${models[@]}"; do
   for amp in true false; do
     for g in false true; do
       for b in "${batches[@]}"; do
-        run "bench model" bench model model="$m" imgsz=640 batch="$b" device=0 amp="$amp" cuda_graphs="$g" \
-          channels_last=true warmup=5 iters=20
-        run "bench train" bench train data="$data/data.yaml" model="$m" imgsz=640 batch="$b" device=0 \
-          amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup=5
+        run "bench model" bench model model="$m" imgsz="$imgsz" batch="$b" device="$device" amp="$amp" \
+          cuda_graphs="$g" channels_last=true warmup="$warm" iters="$iters"
+        run "bench train" bench train data="$data/data.yaml" model="$m" imgsz="$imgsz" batch="$b" \
+          device="$device" amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup="$warm"
       done
-      [ "$quick" = 1 ] || run "bench train" bench train data="$data/data.yaml" model="$m" imgsz=640 batch=-1 \
-        device=0 amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup=5
+      [ "$quick" = 1 ] || run "bench train" bench train data="$data/data.yaml" model="$m" imgsz="$imgsz" \
+        batch=-1 device="$device" amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup="$warm"
     done
   done
   # Whole epochs (loader at full speed, validation, checkpoints): AMP on, graphs off and on, batch 64.
   for g in false true; do
-    run "bench epoch" bench epoch data="$data/data.yaml" model="$m" imgsz=640 batch="${batches[-1]}" device=0 \
-      amp=true cuda_graphs="$g" workers="$workers" epochs=1
+    run "bench epoch" bench epoch data="$data/data.yaml" model="$m" imgsz="$imgsz" batch="${batches[-1]}" \
+      device="$device" amp=true cuda_graphs="$g" workers="$workers" epochs=1
   done
 done
 
 # 4. The report: JSON with everything, Markdown with the tables.
 nvsmi="$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)"
 python3 - "$out" "$runs" "$tests_rc" "$torch_info" "$nvsmi" "$(nproc)" "$(($(date +%s) - t0))" <<'PY'
-import json, os, sys
+import json, os, re, sys
 out, runs_path, tests_rc, torch_info, gpu, cores, secs = sys.argv[1:8]
 runs = [json.loads(l) for l in open(runs_path) if l.strip()]
 def load(p):
@@ -238,7 +252,7 @@ def load(p):
         return None
 tests_log = open(os.path.join(out, "tests.log"), errors="replace").read()
 report = {"gpu": gpu, "cpu_cores": int(cores), "torch": json.loads(torch_info), "tests_rc": int(tests_rc),
-          "tests": [l.strip() for l in tests_log.splitlines() if l.startswith(("PASS", "FAIL", "SKIP", "QWARN"))],
+          "tests": [re.sub(r"^\d+: ", "", l.strip()) for l in tests_log.splitlines() if re.search(r"\b(PASS|FAIL!|SKIP)\s+:", l)],
           "doctor": load("doctor.json"), "dependencies": open(os.path.join(out, "dependencies.txt")).read().splitlines(),
           "runs": runs, "seconds": int(secs)}
 json.dump(report, open(os.path.join(out, "gpu-check.json"), "w"), indent=1)

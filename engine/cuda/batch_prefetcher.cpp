@@ -12,6 +12,9 @@ BatchPrefetcher::BatchPrefetcher(Source source, std::unique_ptr<CopyStream> stre
 }
 
 void BatchPrefetcher::start() {
+  // The batch handed out last is done with once the compute work enqueued so far has run.
+  if (handed_slot_ >= 0) slots_[size_t(handed_slot_)].released = stream_->recordCompute();
+  handed_slot_ = -1;
   // A batch still in flight from the last epoch: its buffer is released once that copy is done.
   if (in_flight_) slots_[size_t(in_flight_->slot)].released = in_flight_->ready;
   in_flight_.reset();

@@ -29,7 +29,7 @@ class BatchPrefetcher {
   BatchPrefetcher(Source source, std::unique_ptr<CopyStream> stream, int slots = 2);
 
   /// Begins an epoch (after the loader's startEpoch): forgets a batch in flight and starts copying the
-  /// first batch.
+  /// first batch. As with next(), the batch returned before may be overwritten from now on.
   void start();
   /// The next batch, images and targets on the stream's device, ready for compute work enqueued after this
   /// call; starts the copy of the batch after it. false at the end of the epoch. The tensors of the batch

@@ -199,12 +199,11 @@ class TestCudaParts : public QObject {
   void paddedTargetsHaveFixedShapes() {
     // Rows for images 0, 0, 2, 2, 2 of a batch of 4: Mmax = 3, so every tensor is [4, 3, ...]; image 1
     // and 3 are all padding. Boxes are scaled to pixels: cx 0.5, w 0.25 of 640 -> x1 = 240, x2 = 400.
-    const at::Tensor t = at::tensor({0, 1, .5, .5, .25, .25,  //
-                                     0, 2, .5, .5, .25, .25,  //
-                                     2, 0, .5, .5, .25, .25,  //
-                                     2, 1, .5, .5, .25, .25,  //
-                                     2, 2, .5, .5, .25, .25},
-                                    at::kFloat)
+    const at::Tensor t = at::tensor(std::vector<float>{0, 1, .5f, .5f, .25f, .25f,  //
+                                                       0, 2, .5f, .5f, .25f, .25f,  //
+                                                       2, 0, .5f, .5f, .25f, .25f,  //
+                                                       2, 1, .5f, .5f, .25f, .25f,  //
+                                                       2, 2, .5f, .5f, .25f, .25f})
                              .view({5, 6});
     const auto p = ywb::loss::padTargets(t, 4, 3, 640, 640);
     QCOMPARE(p.labels.sizes().vec(), (std::vector<int64_t>{4, 3, 1}));

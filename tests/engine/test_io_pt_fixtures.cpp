@@ -70,7 +70,7 @@ class TestIoPtFixtures : public QObject {
     const ywb::LoadedModel lm = ywb::loadModelWeights(path, at::Device(at::kCPU));
     QCOMPARE(lm.names, data.names);
     QCOMPARE(lm.imgsz, 128);
-    QCOMPARE(lm.model->nc(), int64_t(6));
+    QCOMPARE(lm.model->nc(), 6);
     const auto sd = ywb::namedStateDict(*lm.model);
     QCOMPARE(sd.size(), f.tensors.size());
     for (size_t i = 0; i < sd.size(); ++i) {
@@ -172,7 +172,7 @@ class TestIoPtFixtures : public QObject {
     QVERIFY2((r.out + r.err).contains("yolov8n-shapes.pt: transferred 355/355"), (r.out + r.err).constData());
     const auto lm = ywb::loadModelWeights((dir.path() + "/ft/weights/last.safetensors").toStdString(),
                                           at::Device(at::kCPU));
-    QCOMPARE(lm.model->nc(), int64_t(6));
+    QCOMPARE(lm.model->nc(), 6);
   }
 };
 

@@ -144,6 +144,7 @@ const uint8_t* ZipArchive::bytes(const ZipEntry& e, bool check_crc) const {
   if (e.method != 0)
     fail(source_, ": entry '", e.name, "' is compressed (method ", e.method,
          "); PyTorch stores entries uncompressed: re-save the file with torch.save instead of re-zipping it");
+  if (!inside(e.offset, e.size, size_)) fail(source_, ": entry '", e.name, "' lies outside the archive");
   const uint8_t* p = data_ + e.offset;
   if (check_crc && crc32Of(p, size_t(e.size)) != e.crc32)
     fail(source_, ": entry '", e.name,

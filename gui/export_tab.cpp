@@ -158,7 +158,7 @@ void ExportTab::buildForm() {
 
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("safetensors (*.safetensors)"));
+                                                   tr("Weights (*.safetensors *.pt)"));
     if (!p.isEmpty()) setWeights(p);
   });
   connect(browse_src, &QPushButton::clicked, this, [this] {

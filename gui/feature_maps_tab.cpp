@@ -100,7 +100,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
 
   connect(wb, &QPushButton::clicked, this, [this] {
     const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("safetensors (*.safetensors)"));
+                                                   tr("Weights (*.safetensors *.pt)"));
     if (!p.isEmpty()) setWeights(p);
   });
   connect(ib, &QPushButton::clicked, this, [this] {

@@ -106,7 +106,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("safetensors (*.safetensors)"));
+                                                   tr("Weights (*.safetensors *.pt)"));
     if (!p.isEmpty()) setWeights(p);
   });
   connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);

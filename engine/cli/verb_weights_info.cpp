@@ -19,12 +19,13 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 int runWeightsInfo(const Args& a) {
   a.requireKnown({"weights", "tensors"});
   const std::string path = a.str("weights");
-  if (path.empty()) return reportError(a, "weights=FILE is required (a .safetensors file)");
+  if (path.empty()) return reportError(a, "weights=FILE is required (a .safetensors or .pt file)");
   const WeightsInfo info = inspectWeights(path);
   const bool list = a.boolean("tensors", false);
   if (a.json) {
     nlohmann::json j;
     j["path"] = info.path;
+    j["container"] = info.container;
     j["file_size"] = info.file_size;
     j["elements"] = info.elements;
     j["tensor_count"] = info.tensors.size();
@@ -39,8 +40,20 @@ int runWeightsInfo(const Args& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << info.path << ": valid safetensors, " << info.tensors.size() << " tensors, " << info.elements
-            << " elements, " << info.file_size << " bytes\n";
+  const bool pt = info.container == "pytorch";
+  std::cout << info.path << ": valid " << (pt ? "PyTorch checkpoint" : "safetensors") << ", "
+            << info.tensors.size() << " tensors, " << info.elements << " elements, " << info.file_size
+            << " bytes\n";
+  if (pt && info.metadata.count("args")) {  // the training arguments users look for first
+    try {
+      const auto args = nlohmann::json::parse(info.metadata.at("args"));
+      std::string shown;
+      for (const char* k : {"model", "data", "epochs", "imgsz", "batch", "optimizer", "device"})
+        if (args.contains(k)) shown += std::string(shown.empty() ? "" : " ") + k + "=" + args[k].dump();
+      if (!shown.empty()) std::cout << "  trained with " << shown << "\n";
+    } catch (const std::exception&) {
+    }
+  }
   for (const auto& [k, v] : info.metadata) {
     const std::string shown = v.size() > 100 ? v.substr(0, 97) + "..." : v;
     std::cout << "  " << std::left << std::setw(12) << k << " " << shown << "\n";
@@ -55,11 +68,14 @@ int runWeightsInfo(const Args& a) {
 }
 
 const RegisterVerb reg{
-    {"weights info", "validate a .safetensors weights file and show its metadata and tensors",
+    {"weights info", "validate a .safetensors or .pt weights file and show its metadata and tensors",
      "weights=FILE [tensors=false] [--json]\n\n"
      "Checks the whole file (header, offsets, sizes; no tensor is decoded) and prints the\n"
-     "metadata (format, names, nc, imgsz, ...) and, with tensors=true, every tensor.\n\n"
-     "  weights=FILE   the .safetensors file\n"
+     "metadata (format, names, nc, imgsz, ...) and, with tensors=true, every tensor.\n"
+     "A PyTorch .pt checkpoint (Ultralytics' or a state dict) is read without Python and\n"
+     "without running code from it: Ultralytics version, date, epoch, names, nc, model yaml,\n"
+     "training arguments and the state dict (EMA model when present).\n\n"
+     "  weights=FILE   the .safetensors or .pt file\n"
      "  tensors=BOOL   list every tensor's name, dtype and shape (default false)\n"
      "  --json         print the result as JSON\n\n"
      "Exit status: 0 for a valid file, 1 with the problem (tensor name and what is wrong).",

@@ -118,7 +118,10 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
   spec.name = yaml_or_name;
   std::string requested_scale;
   std::error_code ec;
-  if (yaml_or_name.find('\n') != std::string::npos) {
+  const size_t first = yaml_or_name.find_first_not_of(" \t\r");
+  // YAML text: several lines, or one flow mapping such as the JSON a .pt checkpoint's yaml dict becomes.
+  if (yaml_or_name.find('\n') != std::string::npos ||
+      (first != std::string::npos && yaml_or_name[first] == '{')) {
     spec.source = "text";
     spec.yaml = yaml_or_name;
     spec.name = "model.yaml";

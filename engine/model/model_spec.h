@@ -30,8 +30,8 @@ struct ModelSpec {
 
 /// Resolves `yaml_or_name` like Ultralytics: an existing file path is read from disk; otherwise a name such
 /// as "yolov8n.yaml" (or "yolov8n") is looked up among the embedded files with its scale letter removed
-/// ("yolov8.yaml", scale n); YAML text (containing a newline) is used as is. nc > 0 overrides the file's nc.
-/// Throws ywb::Error with the available names when nothing matches.
+/// ("yolov8.yaml", scale n); YAML text (containing a newline, or a flow mapping "{...}") is used as is. nc >
+/// 0 overrides the file's nc. Throws ywb::Error with the available names when nothing matches.
 ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc = 0);
 
 /// Names accepted by loadModelSpec() without a file, e.g. "yolov8n.yaml" ... "yolov8x.yaml".

@@ -1,49 +1,85 @@
 #include "train/model_loader.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "io/safetensors.h"
+#include "io/pt_checkpoint.h"
+#include "io/pt_weights.h"
 #include "io/state_dict.h"
 #include "train/checkpoint.h"
 
 namespace ywb {
 
-LoadedModel loadModelWeights(const std::string& path, const at::Device& device) {
-  const SafetensorsFile f = readSafetensors(path);
-  LoadedModel out;
+WeightsWithModel readWeightsWithModel(const std::string& path) {
+  SafetensorsFile f = readWeightsFile(path);
+  WeightsWithModel out;
   const auto& m = f.metadata;
   auto meta = [&](const char* key) -> std::string {
     auto it = m.find(key);
     if (it == m.end()) fail(path, ": metadata lacks '", key, "' (not YOLO Workbench weights?)");
     return it->second;
   };
-  NamedTensors tensors;
-  std::string yaml;
   const std::string format = m.count("format") ? m.at("format") : "";
+  if (format == kPtStateDictFormat) {
+    fail(path,
+         ": a plain PyTorch state dict: it names tensors but not the model they belong to. Use it as "
+         "pretrained=",
+         path, " with model=<yaml> (ywb train), or give an Ultralytics checkpoint");
+  }
   if (format == kCheckpointFormat) {
     out.kind = "checkpoint";
-    tensors = checkpointWeights(f, "ema.");
-    yaml = meta("model_yaml");
+    out.tensors = checkpointWeights(f, "ema.");
+    out.yaml = meta("model_yaml");
   } else {
-    out.kind = "weights";
-    tensors = f.tensors;
-    yaml = meta("yaml");
+    out.kind = format == kPtUltralyticsFormat ? "ultralytics .pt" : "weights";
+    out.tensors = std::move(f.tensors);
+    if (format == kPtUltralyticsFormat && !m.count("yaml"))
+      fail(path, ": the checkpoint's model has no 'yaml' (its configuration): it cannot be rebuilt");
+    out.yaml = meta("yaml");
   }
-  try {
-    const auto names = nlohmann::json::parse(meta("names"));
-    if (names.is_array()) {
-      for (const auto& n : names) out.names.push_back(n.get<std::string>());
-    } else {
-      out.names.resize(names.size());
-      for (auto it = names.begin(); it != names.end(); ++it) out.names.at(std::stoul(it.key())) = it.value();
+  if (format == kPtUltralyticsFormat && !m.count("names")) {  // a model without names: class0..class{nc-1}
+    const int nc = m.count("nc") ? std::stoi(m.at("nc")) : 0;
+    for (int i = 0; i < nc; ++i) out.names.push_back("class" + std::to_string(i));
+  } else {
+    try {
+      const auto names = nlohmann::json::parse(meta("names"));
+      if (names.is_array()) {
+        for (const auto& n : names) out.names.push_back(n.get<std::string>());
+      } else {
+        out.names.resize(names.size());
+        for (auto it = names.begin(); it != names.end(); ++it)
+          out.names.at(std::stoul(it.key())) = it.value();
+      }
+    } catch (const std::exception& e) {
+      fail(path, ": metadata 'names' is not a JSON list of class names (", e.what(), ")");
     }
-  } catch (const std::exception& e) {
-    fail(path, ": metadata 'names' is not a JSON list of class names (", e.what(), ")");
   }
   if (m.count("imgsz")) out.imgsz = std::stoi(m.at("imgsz"));
-  out.model = model::buildModel(yaml, int(out.names.size()));
-  loadStateDict(*out.model, tensors, /*strict=*/true);
+  return out;
+}
+
+NamedTensors readModelTensors(const std::string& path) {
+  SafetensorsFile f = readWeightsFile(path);
+  const auto it = f.metadata.find("format");
+  if (it != f.metadata.end() && it->second == kCheckpointFormat) return checkpointWeights(f, "ema.");
+  return std::move(f.tensors);
+}
+
+bool isWeightsPath(const std::string& model) {
+  std::error_code ec;
+  if (model.empty() || !std::filesystem::is_regular_file(model, ec)) return false;
+  return isPtFile(model) || std::filesystem::path(model).extension() == ".safetensors";
+}
+
+LoadedModel loadModelWeights(const std::string& path, const at::Device& device) {
+  WeightsWithModel w = readWeightsWithModel(path);
+  LoadedModel out;
+  out.names = std::move(w.names);
+  out.imgsz = w.imgsz;
+  out.kind = w.kind;
+  out.model = model::buildModel(w.yaml, int(out.names.size()));
+  loadStateDict(*out.model, w.tensors, /*strict=*/true);
   out.model->to(device);
   out.model->eval();
   return out;

@@ -1,11 +1,13 @@
-// Loads a model for inference from a training checkpoint (its EMA weights) or exported safetensors
-// weights, with its class names and training image size. Thread rules: call from the thread that uses it.
+// Loads a model for inference from a training checkpoint (its EMA weights), exported safetensors weights or
+// an Ultralytics .pt checkpoint (its EMA model when present), with its class names and training image size.
+// Thread rules: call from the thread that uses it.
 #pragma once
 #include <ATen/ATen.h>
 
 #include <string>
 #include <vector>
 
+#include "io/safetensors.h"
 #include "model/detection_model.h"
 
 namespace ywb {
@@ -14,8 +16,31 @@ struct LoadedModel {
   model::DetectionModel model{nullptr};
   std::vector<std::string> names;
   int imgsz = 640;
-  std::string kind;  ///< "checkpoint" or "weights"
+  std::string kind;  ///< "checkpoint", "weights" or "ultralytics .pt"
 };
+
+/// A weights file's model weights (Ultralytics names) with what rebuilds the model: its YAML text (a .pt
+/// gives its YAML dict as JSON text), class names and training image size.
+struct WeightsWithModel {
+  NamedTensors tensors;
+  std::string yaml;
+  std::vector<std::string> names;
+  int imgsz = 640;
+  std::string kind;
+};
+
+/// Reads any weights file (.safetensors weights or checkpoint, Ultralytics .pt; a .pt is recognised by its
+/// zip signature too). Throws ywb::Error naming the file when it cannot rebuild a model (e.g. a plain
+/// state dict, which says how to use it instead).
+WeightsWithModel readWeightsWithModel(const std::string& path);
+
+/// The model weights of any weights file, for transfer (pretrained=): a training checkpoint's EMA weights,
+/// exported weights, or a .pt's state dict (Ultralytics checkpoint or plain state dict).
+NamedTensors readModelTensors(const std::string& path);
+
+/// Whether `model` names a weights file (an existing .pt/.pth/zip or .safetensors file) rather than a YAML:
+/// `ywb train model=X.pt` starts from its architecture and weights (Ultralytics' meaning).
+bool isWeightsPath(const std::string& model);
 
 /// Reads `path`, builds the model from the YAML stored in it and loads the weights strictly (a YAML that
 /// does not match the weights is an error naming the tensors). The model is in eval mode on `device`.

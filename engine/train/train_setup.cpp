@@ -2,6 +2,7 @@
 #include <torch/cuda.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "train/checkpoint.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
+#include "train/model_loader.h"
 #include "train/train_session.h"
 #include "train/validator.h"
 
@@ -137,21 +139,31 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
   at::manual_seed(uint64_t(a.seed));
-  s.model = model::buildModel(a.model, s.nc);
-  if (!a.pretrained.empty() && !resume) {
-    const SafetensorsFile w = readSafetensors(a.pretrained);
-    NamedTensors tensors = w.tensors;
-    if (w.metadata.count("format") && w.metadata.at("format") == "ywb-checkpoint/1") {
-      NamedTensors ema;
-      for (const auto& [n, t] : w.tensors) {
-        if (n.rfind("ema.", 0) == 0) ema.emplace_back(n.substr(4), t);
-      }
-      tensors = ema;
-    }
-    const StateDictReport rep = loadStateDict(*s.model, tensors, /*strict=*/false);
-    s.log("pretrained " + a.pretrained + ": " + rep.summary());
+  // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
+  // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
+  // architecture.
+  std::string model_src = a.model;
+  NamedTensors start;
+  std::string start_from;
+  const std::string model_ext = std::filesystem::path(a.model).extension().string();
+  if ((model_ext == ".pt" || model_ext == ".pth") && !isWeightsPath(a.model))
+    fail("model=", a.model, ": no such file (a .pt checkpoint is read from disk; nothing is downloaded)");
+  if (isWeightsPath(a.model)) {
+    WeightsWithModel w = readWeightsWithModel(a.model);
+    model_src = w.yaml;
+    start = std::move(w.tensors);
+    start_from = a.model;
   }
-  s.ema_model = model::buildModel(a.model, s.nc);
+  if (!a.pretrained.empty() && !resume) {
+    start = readModelTensors(a.pretrained);
+    start_from = a.pretrained;
+  }
+  s.model = model::buildModel(model_src, s.nc);
+  if (!start.empty() && !resume) {
+    const StateDictReport rep = loadStateDict(*s.model, start, /*strict=*/false);
+    s.log((start_from == a.pretrained ? "pretrained " : "weights ") + start_from + ": " + rep.summary());
+  }
+  s.ema_model = model::buildModel(model_src, s.nc);
   s.model->to(s.device);
   s.ema_model->to(s.device);
   s.model->train();
@@ -163,7 +175,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.loss = std::make_unique<loss::DetectionLoss>(s.model, loss::LossGains{a.box, a.cls, a.dfl});
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
-    const AutoBatchResult ab = autoBatchFor(a.model, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda());
+    const AutoBatchResult ab = autoBatchFor(model_src, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda());
     a.batch = ab.batch;
     s.log(ab.note);
   }

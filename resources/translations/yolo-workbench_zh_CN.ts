@@ -376,8 +376,8 @@
         <translation>时间</translation>
     </message>
     <message>
-        <source>safetensors (*.safetensors)</source>
-        <translation>safetensors (*.safetensors)</translation>
+        <source>Weights (*.safetensors *.pt)</source>
+        <translation>权重 (*.safetensors *.pt)</translation>
     </message>
     <message>
         <source>Verification images</source>
@@ -471,8 +471,8 @@
         <translation>最大值</translation>
     </message>
     <message>
-        <source>safetensors (*.safetensors)</source>
-        <translation>safetensors (*.safetensors)</translation>
+        <source>Weights (*.safetensors *.pt)</source>
+        <translation>权重 (*.safetensors *.pt)</translation>
     </message>
     <message>
         <source>Images (*.jpg *.jpeg *.png *.bmp)</source>
@@ -788,8 +788,8 @@
         <translation>NMS IoU %1</translation>
     </message>
     <message>
-        <source>safetensors (*.safetensors)</source>
-        <translation>safetensors (*.safetensors)</translation>
+        <source>Weights (*.safetensors *.pt)</source>
+        <translation>权重 (*.safetensors *.pt)</translation>
     </message>
     <message>
         <source>Validating %1 ...</source>

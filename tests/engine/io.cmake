@@ -1,3 +1,5 @@
 # Tests of the io area (safetensors, state dicts).
 ywb_add_test(test_io_safetensors SOURCES test_io_safetensors.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
 ywb_add_test(test_io_state_dict SOURCES test_io_state_dict.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
+ywb_add_test(test_io_pt SOURCES test_io_pt.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
+ywb_add_test(test_io_pt_fixtures SOURCES test_io_pt_fixtures.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)

@@ -34,9 +34,10 @@ struct WeightsTensorInfo {
   uint64_t bytes = 0;
 };
 
-/// Summary of a validated safetensors file.
+/// Summary of a validated weights file (safetensors, or a PyTorch .pt checkpoint).
 struct WeightsInfo {
   std::string path;
+  std::string container = "safetensors";  ///< "safetensors" or "pytorch" (a .pt zip archive)
   uint64_t file_size = 0;
   std::map<std::string, std::string> metadata;
   std::vector<WeightsTensorInfo> tensors;  ///< in file order
@@ -44,7 +45,9 @@ struct WeightsInfo {
 };
 
 /// Reads and fully validates the safetensors file at `path` (header, offsets, sizes) without decoding
-/// tensors. Throws ywb::Error naming the file, the tensor and the problem.
+/// tensors; a PyTorch .pt checkpoint (zip) is opened with the restricted unpickler, its storages checked,
+/// and its metadata (Ultralytics version, date, epoch, names, nc, yaml, args) reported the same way.
+/// Throws ywb::Error naming the file, the tensor and the problem.
 WeightsInfo inspectWeights(const std::string& path);
 
 }  // namespace ywb

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "io/safetensors.h"
 #include "io/state_dict.h"

@@ -5,6 +5,7 @@
 // strictly, run our train-mode forward and loss, and require heads within 1e-4 relative and loss items
 // within 1e-4 of Ultralytics' numbers.
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>

@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "ywb/error.h"
+#include "ywb/model_info.h"
 
 namespace ywb::gui {
 namespace {
@@ -156,7 +157,15 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
       break;
     }
     case ywb::ArgType::String: {
-      if (!spec.choices.empty()) {
+      if (spec.name == "model") {
+        // The built-in families and scales (YOLOv8, YOLO11) to pick from; a path can still be typed.
+        auto* c = new QComboBox(this);
+        c->setEditable(true);
+        for (const auto& x : ywb::builtInModelNames()) c->addItem(QString::fromStdString(x));
+        c->setCurrentText(QString::fromStdString(spec.default_text));
+        connect(c, &QComboBox::currentTextChanged, this, changed);
+        w = c;
+      } else if (!spec.choices.empty()) {
         auto* c = new QComboBox(this);
         for (const auto& x : spec.choices) c->addItem(QString::fromStdString(x));
         c->setCurrentText(QString::fromStdString(spec.default_text));

@@ -20,7 +20,7 @@ const RegisterVerb reg{
      "Reads an Ultralytics data.yaml, verifies every image and label file of each split in\n"
      "parallel and reports images, images with labels, backgrounds, orphan label files,\n"
      "corrupt images, boxes, duplicate rows removed, and every problem with file, line and\n"
-     "reason. The scan is cached next to the labels (labels/<split>.cache) when that folder\n"
+     "reason. The scan is cached next to the labels (labels/<split>.ywb-cache) when that folder\n"
      "is writable, so the next check is near-instant.\n\n"
      "  workers=N   scanning threads (0 = all CPUs)\n"
      "  problems=N  problem lines shown per split in text mode (0 = all)\n\n"

@@ -20,8 +20,8 @@ const RegisterVerb reg{
      "Builds the model (random weights) and prints each layer (index, from, repeats, params,\n"
      "module, resolved args) and the totals: parameters, gradients, GFLOPs at imgsz x imgsz\n"
      "(fused Conv+BN, the figure Ultralytics prints for a fused model; unfused also shown).\n\n"
-     "  model=NAME|PATH  yolov8n.yaml ... yolov8x.yaml (built in), or an Ultralytics-format\n"
-     "                   model YAML file\n"
+     "  model=NAME|PATH  yolov8n.yaml ... yolov8x.yaml, yolo11n.yaml ... yolo11x.yaml (built in),\n"
+     "                   or an Ultralytics-format model YAML file\n"
      "  nc=N             number of classes (default: the YAML's nc, 80)\n"
      "  imgsz=N          square input size for GFLOPs, a multiple of 32 (default 640)\n"
      "  --json           print the table and totals as JSON",

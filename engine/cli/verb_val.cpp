@@ -75,10 +75,12 @@ const RegisterVerb reg{
      "data=DATA.yaml weights=FILE.safetensors [imgsz=from weights] [batch=16] [conf=0.001] [iou=0.7]\n"
      "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [project=runs/detect]\n"
      "        [name=val] [--json]\n\n"
-     "Letterboxed rectangular batches, NMS, then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers,\n"
-     "not Ultralytics' in-training mAP, which reads higher) per class, and time per image. weights= is a\n"
-     "training checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes\n"
-     "the detections in COCO results format (category_id = class index) to a new run folder.",
+     "Ultralytics' validation rules (OpenCV-exact JPEG decoding, rectangular batches with pad 0.5,\n"
+     "multi-label NMS), then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers, not Ultralytics'\n"
+     "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
+     "checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes the\n"
+     "detections as Ultralytics does (COCO results; image_id = file stem, category_id = class + 1) to a\n"
+     "new run folder.",
      runVal}};
 
 }  // namespace

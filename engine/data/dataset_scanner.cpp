@@ -111,9 +111,13 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   labels.reserve(files.images.size());
   for (const auto& img : files.images) labels.push_back(labelPathFor(img));
 
-  // labels/<split folder>.cache, next to the label folder (Ultralytics' location).
+  // Our cache beside the label folder, under a name Ultralytics never reads; a cache that an earlier version
+  // wrote under Ultralytics' name is removed (Ultralytics cannot unpickle it).
   std::string cache_path;
-  if (!labels.empty()) cache_path = fs::path(labels[0]).parent_path().string() + ".cache";
+  if (!labels.empty()) {
+    cache_path = labelCachePath(labels[0]);
+    if (options.use_cache) removeOwnCacheAt(ultralyticsCachePath(labels[0]));
+  }
   const std::string cache_dir = fs::path(cache_path).parent_path().string();
 
   ScanCache scan;

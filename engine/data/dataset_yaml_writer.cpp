@@ -323,9 +323,12 @@ DatasetInitReport initDatasetYaml(const DatasetInitOptions& o) {
                       " classes; those rows will be reported as out of range");
   }
 
+  // No `path:` key: both tools then take the YAML's folder as the root; Ultralytics would read `path: .` as
+  // the working directory.
   std::ostringstream yaml;
   yaml << "# Written by `ywb dataset init` (layout " << r.layout << ", classes from " << r.names_source
-       << ").\npath: .\ntrain: " << r.train << "\nval: " << r.val << "\n";
+       << ").\n# No path: the dataset root is this file's folder, for ywb and Ultralytics alike.\ntrain: "
+       << r.train << "\nval: " << r.val << "\n";
   if (!r.test.empty()) yaml << "test: " << r.test << "\n";
   yaml << "nc: " << r.names.size() << "\nnames:\n";
   for (size_t i = 0; i < r.names.size(); ++i) yaml << "  " << i << ": " << yamlQuoted(r.names[i]) << "\n";

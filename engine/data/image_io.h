@@ -30,8 +30,10 @@ struct ImageProbe {
 ImageProbe probeImage(const std::string& path);
 
 /// Decodes an image file upright (EXIF), resized so its longest side is `max_side` when max_side > 0
-/// (Ultralytics load_image semantics: linear interpolation, aspect kept, sides rounded up). JPEG uses DCT
-/// scaling first when the target is at least 2x smaller. `fast` trades a little decode accuracy for speed.
+/// (Ultralytics load_image semantics: linear interpolation, aspect kept, sides rounded up). JPEG is decoded
+/// as OpenCV's imread does (libjpeg-turbo's accurate integer DCT and fancy upsampling), so the pixels match
+/// Ultralytics'; `fast` = true additionally allows DCT scaling (decoding at M/8 size) when the target is at
+/// least 2x smaller, which is much faster on large photos but not pixel-identical.
 /// `orig_w`/`orig_h` receive the upright original size. Throws ywb::Error naming the file.
 cv::Mat loadImage(const std::string& path, int max_side, bool fast = true, int* orig_w = nullptr,
                   int* orig_h = nullptr);

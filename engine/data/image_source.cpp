@@ -22,8 +22,8 @@ size_t availableMemoryBytes() {
   return 0;
 }
 
-ImageSource::ImageSource(std::shared_ptr<const ScannedSplit> split, int imgsz)
-    : split_(std::move(split)), imgsz_(imgsz) {
+ImageSource::ImageSource(std::shared_ptr<const ScannedSplit> split, int imgsz, bool fast_decode)
+    : split_(std::move(split)), imgsz_(imgsz), fast_decode_(fast_decode) {
   if (!split_) fail("ImageSource: no scanned split");
   if (imgsz_ < 32) fail("imgsz=", imgsz_, " is too small; use at least 32");
 }
@@ -42,7 +42,7 @@ size_t ImageSource::cacheBytes() const {
 cv::Mat ImageSource::get(size_t index) const {
   if (!cache_.empty()) return cache_[index];
   const ImageRecord& r = split_->images.at(index);
-  cv::Mat img = loadImage(r.image, imgsz_, true);
+  cv::Mat img = loadImage(r.image, imgsz_, fast_decode_);
   // A file replaced since the scan would break the geometry computed from the scanned size.
   const cv::Size want = shape(index);
   if (img.size() != want) {

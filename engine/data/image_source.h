@@ -13,7 +13,9 @@ namespace ywb {
 
 class ImageSource {
  public:
-  ImageSource(std::shared_ptr<const ScannedSplit> split, int imgsz);
+  /// `fast_decode`: loadImage()'s `fast` (DCT scaling of large JPEGs); false decodes exactly as OpenCV's
+  /// imread.
+  ImageSource(std::shared_ptr<const ScannedSplit> split, int imgsz, bool fast_decode = true);
 
   /// Decodes every image once into RAM with `threads` threads when it fits (needed bytes x 1.5 below the
   /// available memory, or below `available_bytes` when non-zero). Returns "" when cached, else why not.
@@ -34,6 +36,7 @@ class ImageSource {
  private:
   std::shared_ptr<const ScannedSplit> split_;
   int imgsz_;
+  bool fast_decode_;
   std::vector<cv::Mat> cache_;
 };
 

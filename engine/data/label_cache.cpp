@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -128,6 +129,34 @@ void writeLabelCache(const std::string& path, const ScanCache& cache) {
   j["orphans"] = cache.orphans;
   const std::vector<uint8_t> bytes = json::to_msgpack(j);
   writeFileAtomic(path, std::string(bytes.begin(), bytes.end()));
+}
+
+std::string labelCachePath(const std::string& first_label) {
+  return std::filesystem::path(first_label).parent_path().string() + ".ywb-cache";
+}
+
+std::string ultralyticsCachePath(const std::string& first_label) {
+  return std::filesystem::path(first_label).parent_path().string() + ".cache";
+}
+
+bool removeOwnCacheAt(const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = readFile(path);
+  } catch (const Error&) {
+    return false;  // absent or unreadable: nothing of ours
+  }
+  // Ultralytics' cache is np.save() output ("\x93NUMPY" + a pickled dict); a pickle starts with 0x80.
+  if (bytes.empty() || bytes.rfind("\x93NUMPY", 0) == 0 || uint8_t(bytes[0]) == 0x80) return false;
+  try {
+    const json j = json::from_msgpack(bytes);
+    if (!j.is_object() || !j.contains("version") || !j.contains("key") || !j.contains("entries"))
+      return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  std::error_code ec;
+  return std::filesystem::remove(path, ec);
 }
 
 bool folderWritable(const std::string& dir) {

@@ -1,5 +1,7 @@
-// The label cache: a scan of one split stored next to its labels (labels/<split>.cache, like Ultralytics),
-// keyed by a hash of the file list, sizes and modification times. A stale or damaged cache is rebuilt.
+// The label cache: a scan of one split stored next to its labels under a name of its own
+// (labels/<split>.ywb-cache; Ultralytics reads labels/<split>.cache as a numpy pickle, so that name is never
+// written), keyed by a hash of the file list, sizes and modification times. A stale or damaged cache is
+// rebuilt.
 // Thread rules: free functions; the cache file is written atomically, so concurrent readers are safe.
 #pragma once
 #include <string>
@@ -37,6 +39,18 @@ bool readLabelCache(const std::string& path, const std::string& key, ScanCache* 
 
 /// Writes the cache atomically. Throws ywb::Error.
 void writeLabelCache(const std::string& path, const ScanCache& cache);
+
+/// Where the label cache of a split lives: `<label folder>.ywb-cache` beside the folder of `first_label`
+/// (labels/val/a.txt -> labels/val.ywb-cache).
+std::string labelCachePath(const std::string& first_label);
+
+/// The cache Ultralytics reads and writes for the same split: `<label folder>.cache` (a numpy pickle).
+std::string ultralyticsCachePath(const std::string& first_label);
+
+/// Removes `path` when it is a label cache in our format (written there by versions before 0.x used
+/// Ultralytics' name; Ultralytics fails to unpickle it). Ultralytics' own caches and other files are left
+/// alone. True when a file was removed.
+bool removeOwnCacheAt(const std::string& path);
 
 /// Whether files may be created in `dir`. Honours permission bits even for root, so read-only shared
 /// datasets (mode 0555) are never written to.

@@ -233,7 +233,7 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
     fail("imgsz=", options.imgsz, " must be a multiple of the model stride ", options.stride);
   }
   if (options.workers < 0) fail("workers=", options.workers, " must be 0 or more");
-  d.source = std::make_shared<ImageSource>(d.split, options.imgsz);
+  d.source = std::make_shared<ImageSource>(d.split, options.imgsz, !options.exact_decode);
   if (options.cache_ram) {
     const double t0 = now();
     d.cache_note = d.source->enableRamCache(std::max(1, options.workers));

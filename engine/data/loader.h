@@ -30,6 +30,9 @@ struct LoaderOptions {
   int stride = 32;         ///< model stride, for rect batch shapes
   bool drop_last = false;  ///< drop this rank's last incomplete batch
   int prefetch = 0;        ///< batches prepared ahead (0 = max(2, workers))
+  /// Decode JPEG exactly as OpenCV's imread at full size, then a linear resize, as Ultralytics does; false
+  /// allows DCT scaling for sources at least 2x larger than imgsz (same pixels otherwise; see loadImage()).
+  bool exact_decode = false;
 };
 
 struct Batch {

@@ -34,7 +34,7 @@ int64_t integerOf(const Json& v, const std::string& where, const char* key) {
   }
   if (v.is_string()) {
     fail(where, ": \"", key, "\" is the string \"", v.get<std::string>(),
-         "\"; this evaluator needs integer ids as in COCO (map string ids to numbers first)");
+         "\"; only image ids may be strings, this one must be an integer as in COCO");
   }
   fail(where, ": \"", key, "\" must be an integer, found ", v.dump());
 }
@@ -67,6 +67,45 @@ std::string at(const std::string& source, const char* list, size_t i) {
   return source + ": " + list + "[" + std::to_string(i) + "]";
 }
 
+// Numbers for string image ids: the sorted distinct strings get 1..N (pycocotools sorts the ids, so the
+// numbers keep its image order). Integer and string ids together cannot be sorted (Python refuses too).
+void numberStringImageIds(const Json& images, const std::string& source, CocoGroundTruth& gt) {
+  size_t strings = 0;
+  for (const Json& im : images) {
+    const auto id = im.is_object() ? im.find("id") : im.end();
+    if (im.is_object() && id != im.end() && id->is_string()) {
+      gt.string_image_ids.emplace(id->get<std::string>(), 0);
+      ++strings;
+    }
+  }
+  if (strings == 0) return;
+  if (strings != images.size()) {
+    fail(source, ": \"images\" mixes string and integer ids; use one kind (pycocotools cannot sort a mix)");
+  }
+  int64_t n = 0;
+  for (auto& [name, number] : gt.string_image_ids) number = ++n;
+}
+
+// An image id: an integer, or a string known to the ground truth's table.
+int64_t imageIdOf(const Json& v, const std::string& where, const std::map<std::string, int64_t>* table) {
+  if (table && !table->empty()) {
+    if (!v.is_string()) {
+      fail(where, ": \"image_id\" is ", v.dump(), " but the ground truth names its images by strings");
+    }
+    const auto it = table->find(v.get<std::string>());
+    if (it == table->end()) {
+      fail(where, ": \"image_id\" \"", v.get<std::string>(), "\" is not an image of the ground truth");
+    }
+    return it->second;
+  }
+  if (v.is_string()) {
+    fail(where, ": \"image_id\" is the string \"", v.get<std::string>(), "\"",
+         table ? " but the ground truth names its images by integers"
+               : "; string image ids need the ground truth that defines them (eval-coco gt=... dt=...)");
+  }
+  return integerOf(v, where, "image_id");
+}
+
 }  // namespace
 
 CocoGroundTruth parseCocoGroundTruth(const std::string& json_text, const std::string& source) {
@@ -79,10 +118,13 @@ CocoGroundTruth parseCocoGroundTruth(const std::string& json_text, const std::st
   CocoGroundTruth gt;
   const Json& images = arrayMember(root, "images", source);
   gt.image_ids.reserve(images.size());
+  numberStringImageIds(images, source, gt);
   for (size_t i = 0; i < images.size(); ++i) {
     const std::string where = at(source, "images", i);
     if (!images[i].is_object()) fail(where, ": expected an object");
-    gt.image_ids.push_back(integerOf(member(images[i], "id", where), where, "id"));
+    const Json& id = member(images[i], "id", where);
+    gt.image_ids.push_back(id.is_string() ? gt.string_image_ids.at(id.get<std::string>())
+                                          : integerOf(id, where, "id"));
   }
   const Json& cats = arrayMember(root, "categories", source);
   for (size_t i = 0; i < cats.size(); ++i) {
@@ -102,7 +144,14 @@ CocoGroundTruth parseCocoGroundTruth(const std::string& json_text, const std::st
     if (!a.is_object()) fail(where, ": expected an object");
     CocoAnnotation ann;
     ann.id = integerOf(member(a, "id", where), where, "id");
-    ann.image_id = integerOf(member(a, "image_id", where), where, "image_id");
+    const Json& image = member(a, "image_id", where);
+    if (!gt.string_image_ids.empty() && image.is_string() &&
+        !gt.string_image_ids.count(image.get<std::string>())) {
+      // Not an image of the file: a number no image has, so the evaluation skips it as pycocotools does.
+      ann.image_id = int64_t(gt.string_image_ids.size()) + 1;
+    } else {
+      ann.image_id = imageIdOf(image, where, &gt.string_image_ids);
+    }
     ann.category_id = integerOf(member(a, "category_id", where), where, "category_id");
     readBox(a, where, &ann.x, &ann.y, &ann.w, &ann.h);
     const auto area = a.find("area");
@@ -128,7 +177,8 @@ CocoGroundTruth loadCocoGroundTruth(const std::string& path) {
   return parseCocoGroundTruth(readFile(path), path);
 }
 
-std::vector<CocoDetection> parseCocoDetections(const std::string& json_text, const std::string& source) {
+std::vector<CocoDetection> parseCocoDetections(const std::string& json_text, const std::string& source,
+                                               const CocoGroundTruth* gt) {
   const Json root = parseJson(json_text, source);
   const Json* list = &root;
   if (root.is_object()) {
@@ -149,7 +199,7 @@ std::vector<CocoDetection> parseCocoDetections(const std::string& json_text, con
     const Json& o = (*list)[i];
     if (!o.is_object()) fail(where, ": expected an object");
     CocoDetection d;
-    d.image_id = integerOf(member(o, "image_id", where), where, "image_id");
+    d.image_id = imageIdOf(member(o, "image_id", where), where, gt ? &gt->string_image_ids : nullptr);
     d.category_id = integerOf(member(o, "category_id", where), where, "category_id");
     readBox(o, where, &d.x, &d.y, &d.w, &d.h);
     d.score = numberOf(member(o, "score", where), where, "score");
@@ -158,8 +208,8 @@ std::vector<CocoDetection> parseCocoDetections(const std::string& json_text, con
   return dets;
 }
 
-std::vector<CocoDetection> loadCocoDetections(const std::string& path) {
-  return parseCocoDetections(readFile(path), path);
+std::vector<CocoDetection> loadCocoDetections(const std::string& path, const CocoGroundTruth* gt) {
+  return parseCocoDetections(readFile(path), path, gt);
 }
 
 std::string cocoDetectionsJson(const std::vector<CocoDetection>& dets) {

@@ -51,7 +51,7 @@ CocoStats evaluateCoco(const CocoGroundTruth& gt, const std::vector<CocoDetectio
 
 CocoStats evaluateCocoFiles(const std::string& gt_json, const std::string& dt_json) {
   const CocoGroundTruth gt = loadCocoGroundTruth(gt_json);
-  const std::vector<CocoDetection> dt = loadCocoDetections(dt_json);
+  const std::vector<CocoDetection> dt = loadCocoDetections(dt_json, &gt);
   try {
     return evaluateCoco(gt, dt);
   } catch (const Error& e) {

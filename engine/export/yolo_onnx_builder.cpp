@@ -1,11 +1,12 @@
 #include "export/yolo_onnx_builder.h"
 
-#include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/upsampling.h>
 
 #include "core/error.h"
 #include "model/box_decode.h"
 #include "model/c2f.h"
+#include "model/c2psa.h"
+#include "model/c3k2.h"
 #include "model/concat.h"
 #include "model/sppf.h"
 
@@ -56,14 +57,15 @@ class Walker {
     return g_.op("Cast", name + ".cast", {h}, {G::attrInt("to", 1)});
   }
 
-  // Split along axis 1: the sizes are an attribute up to opset 12 and an int64 input from opset 13 on.
-  std::vector<std::string> split(const std::string& name, const std::string& x, std::vector<int64_t> sizes) {
+  // Split along `axis`: the sizes are an attribute up to opset 12 and an int64 input from opset 13 on.
+  std::vector<std::string> split(const std::string& name, const std::string& x, std::vector<int64_t> sizes,
+                                 int64_t axis = 1) {
     const int n = int(sizes.size());
     if (o_.opset >= 13) {
       const std::string s = g_.constantInt64(name + ".sizes", {int64_t(n)}, std::move(sizes));
-      return g_.add("Split", name, {x, s}, {G::attrInt("axis", 1)}, n);
+      return g_.add("Split", name, {x, s}, {G::attrInt("axis", axis)}, n);
     }
-    return g_.add("Split", name, {x}, {G::attrInt("axis", 1), G::attrInts("split", std::move(sizes))}, n);
+    return g_.add("Split", name, {x}, {G::attrInt("axis", axis), G::attrInts("split", std::move(sizes))}, n);
   }
 
   // SiLU as Sigmoid + Mul: both are in every opset and runtime (OpenCV 4.6 has no SiLU op).
@@ -77,20 +79,88 @@ class Walker {
     return c.options.act() ? silu(name, y) : y;
   }
 
+  std::string bottleneck(const std::string& name, model::BottleneckImpl& b, const std::string& x) {
+    const std::string out = conv(name + ".cv2", *b.cv2, conv(name + ".cv1", *b.cv1, x));
+    return b.residual() ? g_.op("Add", name + ".add", {x, out}) : out;
+  }
+
   std::string c2f(const std::string& name, model::C2fImpl& m, const std::string& x) {
     const std::string a = conv(name + ".cv1", *m.cv1, x);
     const int64_t half = m.cv1->options.c2() / 2;
     std::vector<std::string> y = split(name + ".split", a, {half, half});
-    for (size_t i = 0; i < m.blocks.size(); ++i) {
-      auto& b = *m.blocks[i];
-      const std::string bn = name + ".m." + std::to_string(i);
-      const std::string in = y.back();
-      std::string out = conv(bn + ".cv2", *b.cv2, conv(bn + ".cv1", *b.cv1, in));
-      if (b.options.shortcut() && b.options.c1() == b.options.c2())
-        out = g_.op("Add", bn + ".add", {in, out});
-      y.push_back(out);
-    }
+    for (size_t i = 0; i < m.blocks.size(); ++i)
+      y.push_back(bottleneck(name + ".m." + std::to_string(i), *m.blocks[i], y.back()));
     return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+  }
+
+  std::string c3(const std::string& name, model::C3Impl& m, const std::string& x) {
+    std::string y = conv(name + ".cv1", *m.cv1, x);
+    for (size_t i = 0; i < m.blocks.size(); ++i)
+      y = bottleneck(name + ".m." + std::to_string(i), *m.blocks[i], y);
+    const std::string bypass = conv(name + ".cv2", *m.cv2, x);
+    return conv(name + ".cv3", *m.cv3, g_.op("Concat", name + ".cat", {y, bypass}, {G::attrInt("axis", 1)}));
+  }
+
+  std::string c3k2(const std::string& name, model::C3k2Impl& m, const std::string& x) {
+    const std::string a = conv(name + ".cv1", *m.cv1, x);
+    std::vector<std::string> y = split(name + ".split", a, {m.hidden(), m.hidden()});
+    for (size_t i = 0; i < m.bottlenecks.size(); ++i)
+      y.push_back(bottleneck(name + ".m." + std::to_string(i), *m.bottlenecks[i], y.back()));
+    for (size_t i = 0; i < m.c3ks.size(); ++i)
+      y.push_back(c3(name + ".m." + std::to_string(i), *m.c3ks[i], y.back()));
+    return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+  }
+
+  // Attention as plain ONNX ops (OpenCV 4.6 imports MatMul of two computed 4-D tensors with equal batch
+  // dimensions, Transpose, Softmax over the last axis and Reshape): qkv [B,C',H,W] -> [B,heads,2kd+hd,N],
+  // Split on axis 2 into q, k, v; scores = MatMul(q^T, k) * kd^-0.5, Softmax(axis 3); out = MatMul(v,
+  // scores^T) -> [B,C,H,W]; + pe(v as [B,C,H,W]); proj. Static graphs give every Reshape its literal shape;
+  // dynamic graphs flatten with (0, heads, ., -1) and restore [B,C,H,W] from Shape(x) (the input has the
+  // output's shape).
+  std::string attention(const std::string& name, model::AttentionImpl& a, const std::string& x, int64_t h,
+                        int64_t w) {
+    const int64_t heads = a.options.num_heads(), kd = a.keyDim(), hd = a.headDim(), c = a.options.dim();
+    const bool fixed = !o_.dynamic;
+    const std::string qkv = conv(name + ".qkv", *a.qkv, x);
+    const std::string flat =
+        g_.op("Reshape", name + ".view",
+              {qkv, g_.constantInt64(name + ".view_shape", {4},
+                                     {fixed ? o_.batch : 0, heads, 2 * kd + hd, fixed ? h * w : -1})});
+    const auto qkv3 = split(name + ".qkv_split", flat, {kd, kd, hd}, 2);
+    const std::string qt = g_.op("Transpose", name + ".q_t", {qkv3[0]}, {G::attrInts("perm", {0, 1, 3, 2})});
+    const std::string scores = g_.op("Mul", name + ".scale",
+                                     {g_.op("MatMul", name + ".qk", {qt, qkv3[1]}),
+                                      g_.constant(name + ".scale_value", {1}, {float(a.scale())})});
+    const std::string attn = g_.op("Softmax", name + ".softmax", {scores}, {G::attrInt("axis", 3)});
+    const std::string attn_t =
+        g_.op("Transpose", name + ".attn_t", {attn}, {G::attrInts("perm", {0, 1, 3, 2})});
+    const std::string out = g_.op("MatMul", name + ".av", {qkv3[2], attn_t});
+    std::string map_shape, v_map, out_map;
+    if (fixed) {
+      map_shape = g_.constantInt64(name + ".map_shape", {4}, {o_.batch, c, h, w});
+    } else {
+      map_shape = g_.op("Shape", name + ".shape", {x});
+    }
+    v_map = g_.op("Reshape", name + ".v_map", {qkv3[2], map_shape});
+    out_map = g_.op("Reshape", name + ".out_map", {out, map_shape});
+    const std::string y = g_.op("Add", name + ".add_pe", {out_map, conv(name + ".pe", *a.pe, v_map)});
+    return conv(name + ".proj", *a.proj, y);
+  }
+
+  std::string c2psa(const std::string& name, model::C2PSAImpl& m, const std::string& x, int64_t h,
+                    int64_t w) {
+    const std::string a = conv(name + ".cv1", *m.cv1, x);
+    std::vector<std::string> ab = split(name + ".split", a, {m.hidden(), m.hidden()});
+    std::string b = ab[1];
+    for (size_t i = 0; i < m.blocks.size(); ++i) {
+      auto& blk = *m.blocks[i];
+      const std::string bn = name + ".m." + std::to_string(i);
+      const std::string att = attention(bn + ".attn", *blk.attn, b, h, w);
+      const std::string r1 = blk.options.shortcut() ? g_.op("Add", bn + ".add_attn", {b, att}) : att;
+      const std::string f = conv(bn + ".ffn.1", *blk.ffn2, conv(bn + ".ffn.0", *blk.ffn1, r1));
+      b = blk.options.shortcut() ? g_.op("Add", bn + ".add_ffn", {r1, f}) : f;
+    }
+    return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", {ab[0], b}, {G::attrInt("axis", 1)}));
   }
 
   std::string sppf(const std::string& name, model::SPPFImpl& m, const std::string& x) {
@@ -117,15 +187,10 @@ class Walker {
                   G::attrStr("nearest_mode", "floor")});
   }
 
-  std::string branch(const std::string& name, torch::nn::Module& list, size_t level, const std::string& x) {
-    auto seq = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(list.children().at(level));
-    if (!seq || seq->size() != 3) fail("ONNX export: ", name, " is not a 3-stage head branch");
-    auto a = std::dynamic_pointer_cast<model::ConvImpl>(seq->ptr(0));
-    auto b = std::dynamic_pointer_cast<model::ConvImpl>(seq->ptr(1));
-    auto c = std::dynamic_pointer_cast<torch::nn::Conv2dImpl>(seq->ptr(2));
-    if (!a || !b || !c) fail("ONNX export: ", name, " has unexpected modules");
-    const std::string p = name + "." + std::to_string(level);
-    return conv2d(p + ".2", *c, conv(p + ".1", *b, conv(p + ".0", *a, x)));
+  std::string branch(const std::string& head, model::DetectImpl::Branch& b, const std::string& x) {
+    std::string y = x;
+    for (auto& [key, c] : b.stages) y = conv(head + "." + key, *c, y);
+    return conv2d(head + "." + b.out_name, *b.out, y);
   }
 
   // Anchor centres [1, 2, h*w] of one level (x then y, cell centres in grid units). Static graphs store
@@ -205,19 +270,13 @@ class Walker {
   }
 
   std::string detect(const std::string& name, model::DetectImpl& d, const std::vector<std::string>& xs) {
-    torch::nn::Module *cv2 = nullptr, *cv3 = nullptr;
-    for (const auto& kv : d.named_children()) {
-      if (kv.key() == "cv2") cv2 = kv.value().get();
-      if (kv.key() == "cv3") cv3 = kv.value().get();
-    }
-    if (!cv2 || !cv3) fail("ONNX export: ", name, " lacks cv2/cv3");
     const auto strides = d.options.strides();
     if (strides.size() != xs.size())
       fail("ONNX export: ", name, " has ", xs.size(), " inputs for ", strides.size(), " strides");
     std::vector<std::string> levels;
     for (size_t i = 0; i < xs.size(); ++i) {
-      const std::string box = branch(name + ".cv2", *cv2, i, xs[i]);
-      const std::string cls = branch(name + ".cv3", *cv3, i, xs[i]);
+      const std::string box = branch(name, d.boxBranch(i), xs[i]);
+      const std::string cls = branch(name, d.classBranch(i), xs[i]);
       levels.push_back(decodeLevel(name + ".level" + std::to_string(i), d, box, cls, strides[i]));
     }
     return g_.op("Concat", name + ".output", levels, {G::attrInt("axis", 2)});  // [N, 4+nc, A]
@@ -244,7 +303,8 @@ OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
     fail("ONNX export: image size ", o.height, "x", o.width, " must be a positive multiple of ", smax);
   if (o.batch < 1) fail("ONNX export: batch must be >= 1");
   OnnxGraph g;
-  g.name = "ywb_" + (m->scale().empty() ? std::string("model") : "yolov8" + m->scale());
+  g.name = "ywb_" + (m->scale().empty() || m->spec().family.empty() ? std::string("model")
+                                                                    : m->spec().family + m->scale());
   g.opset = o.opset;
   g.metadata = o.metadata;
   Walker w(g, o);
@@ -262,6 +322,13 @@ OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
       cur = w.conv(name, *c, in[0]);
     } else if (auto c2 = std::dynamic_pointer_cast<model::C2fImpl>(mod)) {
       cur = w.c2f(name, *c2, in[0]);
+    } else if (auto k2 = std::dynamic_pointer_cast<model::C3k2Impl>(mod)) {
+      cur = w.c3k2(name, *k2, in[0]);
+    } else if (auto c3 = std::dynamic_pointer_cast<model::C3Impl>(mod)) {
+      cur = w.c3(name, *c3, in[0]);
+    } else if (auto psa = std::dynamic_pointer_cast<model::C2PSAImpl>(mod)) {
+      const int64_t s = m->layerInfo()[i].stride;
+      cur = w.c2psa(name, *psa, in[0], o.height / s, o.width / s);
     } else if (auto sp = std::dynamic_pointer_cast<model::SPPFImpl>(mod)) {
       cur = w.sppf(name, *sp, in[0]);
     } else if (auto up = std::dynamic_pointer_cast<torch::nn::UpsampleImpl>(mod)) {

@@ -1,5 +1,6 @@
-// Builds the ONNX graph of a fused DetectionModel by walking its layers (Conv, C2f, SPPF, Upsample, Concat,
-// Detect with DFL and box decoding), so the output matches DetectionModel::predict(): [N, 4+nc, A] with
+// Builds the ONNX graph of a fused DetectionModel by walking its layers (Conv/DWConv, C2f, C3, C3k2, SPPF,
+// C2PSA with its attention as MatMul/Softmax/Transpose/Reshape, Upsample, Concat, Detect in both class-branch
+// forms with DFL and box decoding), so the output matches DetectionModel::predict(): [N, 4+nc, A] with
 // boxes xywh in input pixels and sigmoid class scores (Ultralytics' detection export).
 // Static graphs keep every shape fixed and store the anchors and strides as pre-expanded constants
 // ([1,2,A] and [1,4,A]); OpenCV 4.6's importer accepts nothing else (GUIDE section 7). Dynamic graphs

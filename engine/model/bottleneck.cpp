@@ -4,8 +4,8 @@ namespace ywb::model {
 
 BottleneckImpl::BottleneckImpl(const BottleneckOptions& o) : options(o) {
   const auto hidden = static_cast<int64_t>(double(o.c2()) * o.e());
-  cv1 = register_module("cv1", Conv(ConvOptions(o.c1(), hidden, 3, 1)));
-  cv2 = register_module("cv2", Conv(ConvOptions(hidden, o.c2(), 3, 1)));
+  cv1 = register_module("cv1", Conv(ConvOptions(o.c1(), hidden, o.k1(), 1)));
+  cv2 = register_module("cv2", Conv(ConvOptions(hidden, o.c2(), o.k2(), 1).g(o.g())));
   add_ = o.shortcut() && o.c1() == o.c2();
 }
 

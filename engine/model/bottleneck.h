@@ -1,4 +1,5 @@
-// Two 3x3 Convs with an optional residual (YOLOv8's Bottleneck, expansion 1.0 inside C2f).
+// Two Convs (k1 x k1, then k2 x k2 with groups g) with an optional residual: Ultralytics' Bottleneck (3x3 +
+// 3x3 with expansion 1.0 inside C2f, 0.5 inside C3k2; 1x1 + 3x3 inside C3).
 // Keys: cv1.*, cv2.*. Thread rules: a module is used by one thread at a time.
 #pragma once
 #include "model/conv.h"
@@ -11,6 +12,9 @@ struct BottleneckOptions {
   TORCH_ARG(int64_t, c2);
   TORCH_ARG(bool, shortcut) = true;
   TORCH_ARG(double, e) = 0.5;  ///< hidden channels = int(c2 * e)
+  TORCH_ARG(int64_t, k1) = 3;  ///< kernel of cv1
+  TORCH_ARG(int64_t, k2) = 3;  ///< kernel of cv2
+  TORCH_ARG(int64_t, g) = 1;   ///< groups of cv2
 };
 
 class BottleneckImpl : public torch::nn::Module {
@@ -22,6 +26,8 @@ class BottleneckImpl : public torch::nn::Module {
 
   BottleneckOptions options;
   Conv cv1{nullptr}, cv2{nullptr};
+  /// Whether the input is added to the output (shortcut and c1 == c2).
+  bool residual() const { return add_; }
 
  private:
   bool add_ = false;

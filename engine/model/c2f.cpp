@@ -1,5 +1,7 @@
 #include "model/c2f.h"
 
+#include "model/layer_builder.h"
+
 namespace ywb::model {
 
 C2fImpl::C2fImpl(const C2fOptions& o) : options(o) {
@@ -32,6 +34,16 @@ LayerFlops C2fImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   for (const auto& b : blocks) f.flops += b->flops(f.out_h, f.out_w, count_bn).flops;
   const LayerFlops out = cv2->flops(f.out_h, f.out_w, count_bn);
   return {f.flops + out.flops, out.out_h, out.out_w};
+}
+
+// YAML: C2f [c2, shortcut=False]; the repeats become its n.
+BuiltLayer buildC2fLayer(LayerContext& ctx) {
+  ctx.requireOneInput();
+  const int64_t c1 = ctx.ch[0], c2 = ctx.width(ctx.integer(0, 0));
+  const bool shortcut = ctx.boolean(1, false);
+  std::vector<std::string> shown{argText(c1), argText(c2), argText(ctx.n)};
+  if (ctx.has(1)) shown.push_back(argText(shortcut));
+  return singleInputLayer(C2f(C2fOptions(c1, c2, ctx.n).shortcut(shortcut)), ctx, c2, std::move(shown));
 }
 
 }  // namespace ywb::model

@@ -1,5 +1,8 @@
 #include "model/conv.h"
 
+#include "core/error.h"
+#include "model/layer_builder.h"
+
 namespace ywb::model {
 
 ConvImpl::ConvImpl(const ConvOptions& o) : options(o) {
@@ -60,6 +63,22 @@ LayerFlops ConvImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   // counts.
   if (count_bn && !fused_) f.flops += 8.0 * out;
   return f;
+}
+
+// YAML: Conv [c2, k=1, s=1, p=None, g=1]. Only "same" padding (k/2) exists here.
+BuiltLayer buildConvLayer(LayerContext& ctx) {
+  ctx.requireOneInput();
+  ctx.requireNoRepeats();
+  const int64_t c1 = ctx.ch[0], c2 = ctx.width(ctx.integer(0, 0)), k = ctx.integer(1, 1),
+                s = ctx.integer(2, 1);
+  if (ctx.has(3) && ctx.integer(3, 0) != k / 2)
+    fail(ctx.where(), ": only 'same' padding (None) is supported");
+  const int64_t g = ctx.integer(4, 1);
+  std::vector<std::string> shown{argText(c1), argText(c2), argText(k), argText(s)};
+  if (g != 1) shown.insert(shown.end(), {"None", argText(g)});
+  BuiltLayer b = singleInputLayer(Conv(ConvOptions(c1, c2, k, s).g(g)), ctx, c2, std::move(shown));
+  b.stride = ctx.stride[0] * s;
+  return b;
 }
 
 }  // namespace ywb::model

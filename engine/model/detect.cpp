@@ -2,9 +2,20 @@
 
 #include <cmath>
 
+#include "core/error.h"
 #include "model/box_decode.h"
+#include "model/dwconv.h"
+#include "model/layer_builder.h"
 
 namespace ywb::model {
+namespace {
+
+at::Tensor runBranch(DetectImpl::Branch& b, at::Tensor x) {
+  for (auto& s : b.stages) x = s.second->forward(x);
+  return b.out->forward(x);
+}
+
+}  // namespace
 
 DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
   const auto& ch = o.ch();
@@ -12,22 +23,44 @@ DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
   const int64_t c2 = std::max<int64_t>({16, ch[0] / 4, 4 * kRegMax});
   const int64_t c3 = std::max<int64_t>(ch[0], std::min<int64_t>(o.nc(), 100));
   torch::nn::ModuleList cv2, cv3;
-  for (int64_t c : ch) box_.push_back(makeBranch(c, c2, 4 * kRegMax, cv2));
-  for (int64_t c : ch) cls_.push_back(makeBranch(c, c3, o.nc(), cv3));
+  for (size_t i = 0; i < ch.size(); ++i) {
+    const std::string lv = std::to_string(i);
+    Branch box;
+    box.stages = {{"cv2." + lv + ".0", Conv(ConvOptions(ch[i], c2, 3))},
+                  {"cv2." + lv + ".1", Conv(ConvOptions(c2, c2, 3))}};
+    box.out_name = "cv2." + lv + ".2";
+    box.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c2, 4 * kRegMax, 1));
+    cv2->push_back(torch::nn::Sequential(box.stages[0].second, box.stages[1].second, box.out));
+    box_.push_back(box);
+
+    Branch cls;
+    cls.out_name = "cv3." + lv + ".2";
+    cls.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c3, o.nc(), 1));
+    if (o.legacy()) {
+      cls.stages = {{"cv3." + lv + ".0", Conv(ConvOptions(ch[i], c3, 3))},
+                    {"cv3." + lv + ".1", Conv(ConvOptions(c3, c3, 3))}};
+      cv3->push_back(torch::nn::Sequential(cls.stages[0].second, cls.stages[1].second, cls.out));
+    } else {
+      // DWConv is a Conv (same keys and behaviour) with groups gcd(c1, c2).
+      const Conv dw1{std::shared_ptr<ConvImpl>(DWConv(DWConvOptions(ch[i], ch[i], 3)).ptr())};
+      const Conv pw1(ConvOptions(ch[i], c3, 1));
+      const Conv dw2{std::shared_ptr<ConvImpl>(DWConv(DWConvOptions(c3, c3, 3)).ptr())};
+      const Conv pw2(ConvOptions(c3, c3, 1));
+      cls.stages = {{"cv3." + lv + ".0.0", dw1},
+                    {"cv3." + lv + ".0.1", pw1},
+                    {"cv3." + lv + ".1.0", dw2},
+                    {"cv3." + lv + ".1.1", pw2}};
+      // Lists, not Sequentials: only the key names matter (stages run in runBranch), and LibTorch cannot
+      // nest a Sequential in a Sequential.
+      cv3->push_back(
+          torch::nn::ModuleList(torch::nn::ModuleList(dw1, pw1), torch::nn::ModuleList(dw2, pw2), cls.out));
+    }
+    cls_.push_back(cls);
+  }
   register_module("cv2", cv2);
   register_module("cv3", cv3);
   dfl = register_module("dfl", DFL(kRegMax));
   initBiases();
-}
-
-DetectImpl::Branch DetectImpl::makeBranch(int64_t c_in, int64_t hidden, int64_t c_out,
-                                          torch::nn::ModuleList& list) {
-  Branch b;
-  b.a = Conv(ConvOptions(c_in, hidden, 3));
-  b.b = Conv(ConvOptions(hidden, hidden, 3));
-  b.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, c_out, 1));
-  list->push_back(torch::nn::Sequential(b.a, b.b, b.out));
-  return b;
 }
 
 void DetectImpl::initBiases() {
@@ -43,11 +76,8 @@ void DetectImpl::initBiases() {
 std::vector<at::Tensor> DetectImpl::forward(const std::vector<at::Tensor>& x) {
   std::vector<at::Tensor> out;
   out.reserve(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    const at::Tensor box = box_[i].out->forward(box_[i].b->forward(box_[i].a->forward(x[i])));
-    const at::Tensor cls = cls_[i].out->forward(cls_[i].b->forward(cls_[i].a->forward(x[i])));
-    out.push_back(at::cat({box, cls}, 1));
-  }
+  for (size_t i = 0; i < x.size(); ++i)
+    out.push_back(at::cat({runBranch(box_[i], x[i]), runBranch(cls_[i], x[i])}, 1));
   return out;
 }
 
@@ -56,12 +86,9 @@ at::Tensor DetectImpl::decode(const std::vector<at::Tensor>& raw) {
 }
 
 void DetectImpl::fuse() {
-  for (auto* branches : {&box_, &cls_}) {
-    for (auto& b : *branches) {
-      b.a->fuse();
-      b.b->fuse();
-    }
-  }
+  for (auto* branches : {&box_, &cls_})
+    for (auto& b : *branches)
+      for (auto& s : b.stages) s.second->fuse();
 }
 
 double DetectImpl::flops(const std::vector<std::pair<int64_t, int64_t>>& level_hw, bool count_bn) const {
@@ -69,14 +96,35 @@ double DetectImpl::flops(const std::vector<std::pair<int64_t, int64_t>>& level_h
   for (auto* branches : {&box_, &cls_}) {
     for (size_t i = 0; i < branches->size() && i < level_hw.size(); ++i) {
       const Branch& b = (*branches)[i];
-      const LayerFlops a = b.a->flops(level_hw[i].first, level_hw[i].second, count_bn);
-      const LayerFlops m = b.b->flops(a.out_h, a.out_w, count_bn);
+      LayerFlops f{0, level_hw[i].first, level_hw[i].second};
+      for (const auto& s : b.stages) {
+        const LayerFlops g = s.second->flops(f.out_h, f.out_w, count_bn);
+        f = {f.flops + g.flops, g.out_h, g.out_w};
+      }
       const auto& oo = b.out->options;
-      total += a.flops + m.flops +
-               2.0 * double(m.out_h * m.out_w) * double(oo.in_channels()) * double(oo.out_channels());
+      total +=
+          f.flops + 2.0 * double(f.out_h * f.out_w) * double(oo.in_channels()) * double(oo.out_channels());
     }
   }
   return total;
+}
+
+// YAML: Detect [nc] with one input per level. The class branch follows the model's family
+// (ModelBuildState::legacy_head, set by the rows before it).
+BuiltLayer buildDetectLayer(LayerContext& ctx) {
+  std::vector<std::string> shown;
+  for (int64_t c : ctx.ch) shown.push_back(argText(c));
+  const int64_t nc = ctx.nc();
+  Detect d(DetectOptions(nc, ctx.ch, ctx.stride).legacy(ctx.state.legacy_head));
+  BuiltLayer b;
+  b.module = d.ptr();
+  b.fuse = [d]() mutable { d->fuse(); };
+  b.channels = 4 * kRegMax + nc;
+  b.stride = ctx.stride.back();
+  std::string levels = "[";
+  for (size_t i = 0; i < shown.size(); ++i) levels += (i ? ", " : "") + shown[i];
+  b.args = {argText(nc), levels + "]"};
+  return b;
 }
 
 }  // namespace ywb::model

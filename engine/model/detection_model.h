@@ -27,6 +27,8 @@ struct LayerInfo {
   int64_t stride = 1;     ///< output stride relative to the input
 };
 
+struct ModelBuildState;
+
 class DetectionModelImpl : public torch::nn::Module {
  public:
   explicit DetectionModelImpl(const ModelSpec& spec);
@@ -57,7 +59,8 @@ class DetectionModelImpl : public torch::nn::Module {
  private:
   using Run = std::function<at::Tensor(const std::vector<at::Tensor>&)>;
   using Flops = std::function<LayerFlops(int64_t, int64_t, bool)>;
-  void addLayer(const LayerSpec& row, std::vector<int64_t>* ch, std::vector<int64_t>* stride);
+  void addLayer(const LayerSpec& row, std::vector<int64_t>* ch, std::vector<int64_t>* stride,
+                ModelBuildState* state);
   /// Runs layers 0..last (last < Detect) keeping the outputs of `keep`; returns the outputs by index.
   std::vector<at::Tensor> runBackbone(const at::Tensor& x, int last, const std::vector<bool>& keep);
 

@@ -13,6 +13,7 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
     info.name = m->spec().name;
     info.source = m->spec().source;
     info.scale = m->scale();
+    info.family = m->spec().family;
     info.nc = m->nc();
     info.imgsz = imgsz;
     for (int64_t s : m->strides()) info.strides.push_back(int(s));
@@ -38,6 +39,10 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
     for (const auto& p : m->parameters()) info.fused_parameters += p.numel();
     return info;
   });
+}
+
+std::vector<std::string> builtInModelNames() {
+  return guarded("model names", [] { return model::knownModelNames(); });
 }
 
 }  // namespace ywb

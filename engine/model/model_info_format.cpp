@@ -55,6 +55,7 @@ std::string modelInfoJson(const ModelInfo& info) {
   j["name"] = info.name;
   j["source"] = info.source;
   j["scale"] = info.scale;
+  j["family"] = info.family;
   j["nc"] = info.nc;
   j["imgsz"] = info.imgsz;
   j["strides"] = info.strides;

@@ -37,6 +37,14 @@ std::string guessScale(const std::string& path) {
   return std::regex_search(stem, m, re) ? m[1].str() : std::string();
 }
 
+// "yolo11n-custom.yaml" -> "yolo11"; "yolov8s.yaml" -> "yolov8"; "" when the name says nothing.
+std::string familyOf(const std::string& path) {
+  static const std::regex re(R"((yolo[v]?\d+))");
+  std::smatch m;
+  const std::string stem = stemOf(path);
+  return std::regex_search(stem, m, re) ? m[1].str() : std::string();
+}
+
 std::vector<int> parseFrom(const YAML::Node& n, int index, const std::string& where) {
   std::vector<int> raw;
   if (n.IsSequence()) {
@@ -177,6 +185,9 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
     fail(where, ": ", e.what());
   }
   if (spec.nc < 1) fail(where, ": nc must be >= 1");
+  spec.family = familyOf(spec.source.rfind("embedded:", 0) == 0 ? spec.source.substr(9) : spec.name);
+  if (spec.family.empty() && root["yaml_file"] && root["yaml_file"].IsScalar())
+    spec.family = familyOf(root["yaml_file"].as<std::string>());
   parseSection(root["backbone"], "backbone", where, &spec.layers);
   parseSection(root["head"], "head", where, &spec.layers);
   return spec;

@@ -22,6 +22,7 @@ struct ModelSpec {
   std::string name;    ///< what the user asked for, e.g. "yolov8n.yaml"
   std::string yaml;    ///< the model YAML text used
   std::string scale;   ///< "n", "s", ... or empty when the file has no scales
+  std::string family;  ///< "yolov8", "yolo11", ... from the file name (or the YAML's yaml_file); may be empty
   double depth = 1.0, width = 1.0;
   int64_t max_channels = 1 << 30;
   int64_t nc = 80;  ///< classes: the override if given, else the file's nc

@@ -1,5 +1,7 @@
 #include "model/sppf.h"
 
+#include "model/layer_builder.h"
+
 namespace ywb::model {
 
 SPPFImpl::SPPFImpl(const SPPFOptions& o) : options(o) {
@@ -26,6 +28,14 @@ LayerFlops SPPFImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   LayerFlops b = cv2->flops(a.out_h, a.out_w, count_bn);
   b.flops += a.flops;
   return b;
+}
+
+// YAML: SPPF [c2, k=5].
+BuiltLayer buildSPPFLayer(LayerContext& ctx) {
+  ctx.requireOneInput();
+  ctx.requireNoRepeats();
+  const int64_t c1 = ctx.ch[0], c2 = ctx.width(ctx.integer(0, 0)), k = ctx.integer(1, 5);
+  return singleInputLayer(SPPF(SPPFOptions(c1, c2, k)), ctx, c2, {argText(c1), argText(c2), argText(k)});
 }
 
 }  // namespace ywb::model

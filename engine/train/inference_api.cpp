@@ -14,6 +14,7 @@
 #include "data/image_io.h"
 #include "data/image_list.h"
 #include "data/letterbox.h"
+#include "eval/coco_ids.h"
 #include "eval/nms.h"
 #include "train/device.h"
 #include "train/model_loader.h"
@@ -78,22 +79,20 @@ ValReport validateWeights(const ValOptions& o) {
       fail("the weights have ", lm.names.size(), " classes but ", cfg.yaml, " has ", cfg.names.size());
     }
     auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, o.split));
-    LoaderOptions lo;
-    lo.imgsz = o.imgsz > 0 ? o.imgsz : lm.imgsz;
-    lo.batch = o.batch;
-    lo.workers = o.workers;
-    lo.augment = false;
-    lo.rect = true;
-    lo.shuffle = false;
-    lo.hyp = AugmentParams::none();
-    DataLoader loader(split, lo);
+    DataLoader loader(split, validationLoaderOptions(o.imgsz > 0 ? o.imgsz : lm.imgsz, o.batch, o.workers));
     ValidatorOptions vo;
     vo.conf = o.conf;
     vo.iou = o.iou;
     vo.max_det = o.max_det;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
     ValidationResult r = runValidation(*lm.model, loader, nullptr, int(lm.names.size()), vo, device);
-    if (!o.save_json.empty()) writeFileAtomic(o.save_json, detectionsToCocoJson(r.detections));
+    if (!o.save_json.empty()) {
+      const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
+                                                : o.split == "test" ? cfg.test
+                                                                    : cfg.val;
+      const auto ids = eval::cocoCategoryIds(eval::isCocoSplit(sources), lm.names.size());
+      writeFileAtomic(o.save_json, eval::ultralyticsResultsJson(r.detections, ids));
+    }
     ValReport rep;
     rep.metrics = std::move(r.metrics);
     rep.names = lm.names;

@@ -21,6 +21,7 @@
 #include "train/lr_schedule.h"
 #include "train/model_loader.h"
 #include "train/train_session.h"
+#include "train/validator.h"
 
 namespace ywb {
 namespace {
@@ -193,14 +194,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   lo.hyp = augmentFrom(a);
   s.train_loader = std::make_unique<DataLoader>(s.train_split, lo);
   if (!s.train_loader->cacheNote().empty()) s.log(s.train_loader->cacheNote());
-  LoaderOptions vo = lo;
-  vo.augment = false;
-  vo.rect = true;
-  vo.shuffle = false;
-  vo.rank = 0;  // validation runs on rank 0 alone, over the whole split
-  vo.world = 1;
-  vo.batch = a.batch * 2;  // no gradients: twice the batch fits (Ultralytics does the same)
-  vo.hyp = AugmentParams::none();
+  // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
+  // (Ultralytics does the same).
+  LoaderOptions vo = validationLoaderOptions(a.imgsz, a.batch * 2, a.workers);
+  vo.seed = lo.seed;
+  vo.pin_memory = lo.pin_memory;
+  vo.cache_ram = lo.cache_ram;
   s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
   s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist);
   if (!s.accel->note().empty()) s.log(s.accel->note());

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "eval/nms.h"
@@ -19,6 +17,19 @@ double since(Clock::time_point t0) {
 }
 
 }  // namespace
+
+LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers) {
+  LoaderOptions lo;
+  lo.imgsz = imgsz;
+  lo.batch = batch;
+  lo.workers = workers;
+  lo.augment = false;
+  lo.rect = true;  // rectBatchShape()'s default pad 0.5 is Ultralytics' validation pad
+  lo.shuffle = false;
+  lo.exact_decode = true;
+  lo.hyp = AugmentParams::none();
+  return lo;
+}
 
 void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2) {
   auto fx = [&](float x) { return std::clamp(float((x - m.pad_x) / m.ratio_w), 0.0f, float(m.orig_w)); };
@@ -56,7 +67,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     t_inf += since(t0);
     t0 = Clock::now();
     std::vector<at::Tensor> dets =
-        eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic);
+        eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic, 30000, opt.multi_label);
     t_nms += since(t0);
     t0 = Clock::now();
     const int64_t n = x.size(0);
@@ -112,23 +123,6 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   }
   if (was_training) model.train();
   return res;
-}
-
-std::string detectionsToCocoJson(const std::vector<ImageDetections>& detections) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& img : detections) {
-    const std::string stem = std::filesystem::path(img.path).stem().string();
-    nlohmann::json id = stem;
-    if (!stem.empty() && std::all_of(stem.begin(), stem.end(), ::isdigit)) id = std::stoll(stem);
-    for (const auto& b : img.boxes) {
-      const auto r3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
-      out.push_back({{"image_id", id},
-                     {"category_id", b.cls},
-                     {"bbox", {r3(b.x1), r3(b.y1), r3(b.x2 - b.x1), r3(b.y2 - b.y1)}},
-                     {"score", std::round(b.score * 1e5) / 1e5}});
-    }
-  }
-  return out.dump();
 }
 
 }  // namespace ywb

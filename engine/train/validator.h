@@ -1,5 +1,7 @@
-// A validation pass: letterboxed rectangular batches through the model, validation losses, NMS, and
-// COCO-exact metrics in original-image pixels. Used after every epoch and by `ywb val`.
+// A validation pass with Ultralytics' rules: letterboxed rectangular batches (pad 0.5) through the model,
+// validation losses, multi-label NMS (conf 0.001, IoU 0.7, max_det 300), and COCO-exact metrics in
+// original-image pixels. Used after every epoch and by `ywb val`; the loader is built by
+// validationLoaderOptions() (rect batches, OpenCV-exact JPEG decoding).
 // Thread rules: runs on the calling thread (the trainer thread); the model must not be used elsewhere.
 #pragma once
 #include <ATen/ATen.h>
@@ -21,7 +23,8 @@ struct ValidatorOptions {
   double iou = 0.7;
   int max_det = 300;
   bool agnostic = false;
-  bool autocast = false;         ///< run the model under autocast (dtype set by the caller's autocast state)
+  bool multi_label = true;  ///< Ultralytics' validation NMS: every class above conf per box (predict: false)
+  bool autocast = false;    ///< run the model under autocast (dtype set by the caller's autocast state)
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
 };
 
@@ -33,6 +36,10 @@ struct ValidationResult {
   std::vector<ImageDetections> detections;  ///< when keep_detections
 };
 
+/// Loader options of a validation pass (Ultralytics' validation loader): rectangular aspect-sorted batches
+/// padded by half a stride, plain letterbox (no augmentation), no shuffle, JPEG decoded exactly as OpenCV.
+LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers);
+
 /// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
 /// `loss` may be null (no validation losses). `should_stop` is polled between batches.
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
@@ -42,9 +49,5 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
 
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.
 void unletterbox(const ImageMeta& meta, float& x1, float& y1, float& x2, float& y2);
-
-/// Writes detections in COCO results format (image_id = numeric file stem when numeric, else the stem;
-/// category_id = class index; bbox = [x, y, w, h] in original pixels).
-std::string detectionsToCocoJson(const std::vector<ImageDetections>& detections);
 
 }  // namespace ywb

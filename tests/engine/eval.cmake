@@ -2,3 +2,8 @@
 ywb_add_test(test_eval_coco SOURCES test_eval_coco.cpp LABELS unit TIMEOUT 120)
 ywb_add_test(test_eval_metrics SOURCES test_eval_metrics.cpp LABELS unit TIMEOUT 60)
 ywb_add_test(test_eval_nms SOURCES test_eval_nms.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
+# Validation parity with Ultralytics (its checkpoints and outputs in ../shared/fixtures/ultralytics).
+ywb_add_test(test_val_parity SOURCES test_val_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
+if(OpenCV_FOUND OR YW_OPENCV_imgcodecs)
+  target_compile_definitions(test_val_parity PRIVATE YW_TEST_IMGCODECS=1)
+endif()

@@ -1,2 +1,4 @@
 # Tests of the loss area (IoU/CIoU, DFL, TaskAlignedAssigner, v8 detection loss).
 ywb_add_test(test_loss SOURCES test_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+# Parity with Ultralytics' forward and loss on its own weights and batches (every loss-* fixture).
+ywb_add_test(test_parity_loss SOURCES test_parity_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)

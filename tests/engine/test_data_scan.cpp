@@ -101,7 +101,7 @@ class TestDataScan : public QObject {
     QCOMPARE(v.with_labels, 128);
     QVERIFY(r.ok());
     // The shared folder is read-only data: no cache may appear there, and the report says so.
-    QVERIFY(!QFile::exists(QString::fromStdString(kCoco + "/labels/train2017.cache")));
+    QVERIFY(!QFile::exists(QString::fromStdString(kCoco + "/labels/train2017.ywb-cache")));
     QVERIFY(t.cache_path.empty());
     QVERIFY2(t.cache_note.find("not writable") != std::string::npos, t.cache_note.c_str());
     const std::string text = ywb::datasetReportText(r);
@@ -116,7 +116,7 @@ class TestDataScan : public QObject {
     const std::string yaml = makeDataset(dir);
     const ywb::DataConfig cfg = ywb::loadDataConfig(yaml);
     const ywb::ScannedSplit a = ywb::scanSplit(cfg, "train");
-    const std::string cache = dir.path().toStdString() + "/labels/train.cache";
+    const std::string cache = dir.path().toStdString() + "/labels/train.ywb-cache";
     QCOMPARE(a.report.cache_path, cache);
     QVERIFY(fs::exists(cache));
     QVERIFY(!a.report.from_cache);
@@ -142,6 +142,35 @@ class TestDataScan : public QObject {
     QVERIFY(ywb::scanSplit(cfg, "train").report.from_cache);
   }
 
+  // Ultralytics reads labels/<split>.cache as a numpy pickle: we never write that name, leave its own cache
+  // alone (and never read it), and remove a cache of ours that an earlier version left under that name.
+  void ultralyticsCacheNameIsNeverOurs() {
+    QTemporaryDir dir;
+    const std::string yaml = makeDataset(dir);
+    const ywb::DataConfig cfg = ywb::loadDataConfig(yaml);
+    const std::string ours = dir.path().toStdString() + "/labels/train.ywb-cache";
+    const std::string theirs = dir.path().toStdString() + "/labels/train.cache";
+    const ywb::ScannedSplit a = ywb::scanSplit(cfg, "train");
+    QVERIFY(fs::exists(ours));
+    QVERIFY(!fs::exists(theirs));
+    // Ultralytics' cache: np.save() bytes ("\x93NUMPY", version, header, pickle). Kept as is, not read.
+    const std::string npy = std::string("\x93NUMPY\x01\x00v\x00", 10) +
+                            "{'descr': '|O', 'fortran_order': False, 'shape': (), }" + std::string(63, ' ') +
+                            "\n\x80\x04\x95garbage";
+    writeText(theirs, npy);
+    fs::remove(ours);
+    const ywb::ScannedSplit b = ywb::scanSplit(cfg, "train");
+    QCOMPARE(b.report.boxes, a.report.boxes);
+    QVERIFY(!b.report.from_cache);
+    std::ifstream in(theirs, std::ios::binary);
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), npy);
+    // A cache of ours under Ultralytics' name (left by an earlier version): removed by the next scan.
+    fs::copy_file(ours, theirs, fs::copy_options::overwrite_existing);
+    const ywb::ScannedSplit c = ywb::scanSplit(cfg, "train");
+    QVERIFY(c.report.from_cache);
+    QVERIFY(!fs::exists(theirs));
+  }
+
   void readOnlyLabelsFolderScansWithoutCache() {
     QTemporaryDir dir;
     const std::string yaml = makeDataset(dir);
@@ -151,7 +180,7 @@ class TestDataScan : public QObject {
     ::chmod(labels.c_str(), 0755);
     QVERIFY(s.report.cache_path.empty());
     QVERIFY2(s.report.cache_note.find("not writable") != std::string::npos, s.report.cache_note.c_str());
-    QVERIFY(!fs::exists(labels + "/train.cache"));
+    QVERIFY(!fs::exists(labels + "/train.ywb-cache"));
     QCOMPARE(s.report.images, 4);
     QCOMPARE(s.report.corrupt, 0);
   }

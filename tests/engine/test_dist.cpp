@@ -285,19 +285,26 @@ class TestDist : public QObject {
 
   void trainerTwoRanksThroughTheLauncher_data() {
     QTest::addColumn<bool>("sync_bn");
-    QTest::newRow("plain BatchNorm") << false;
-    QTest::newRow("SyncBatchNorm") << true;
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("bn_layers");
+    // Conv+BN blocks: yolov8n 57; yolo11n 81 (Ultralytics' yolo11n state dict has 81 `bn.weight` entries;
+    // its DWConvs and the attention's convolutions are Convs too).
+    QTest::newRow("plain BatchNorm") << false << QString("yolov8n.yaml") << 57;
+    QTest::newRow("SyncBatchNorm") << true << QString("yolov8n.yaml") << 57;
+    QTest::newRow("SyncBatchNorm yolo11n") << true << QString("yolo11n.yaml") << 81;
   }
 
   void trainerTwoRanksThroughTheLauncher() {
     if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
     QFETCH(bool, sync_bn);
+    QFETCH(QString, model);
+    QFETCH(int, bn_layers);
     QTemporaryDir dir;
     const std::string data = makeShapes(dir.path(), 8, 4);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
     p.start(YW_CLI_PATH,
-            {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64", "batch=4",
+            {"train", QString::fromStdString("data=" + data), "model=" + model, "imgsz=64", "batch=4",
              "epochs=1", "workers=0", "amp=false", "device=cpu", "world=2", "project=" + dir.path(),
              "name=ddp", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"});
     QVERIFY(p.waitForStarted());
@@ -311,7 +318,7 @@ class TestDist : public QObject {
     QVERIFY(!QFile::exists(dir.path() + "/ddp2"));
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out + err));
     QVERIFY2(out.contains("rank 0 of 2 (gloo"), qPrintable(out));
-    QCOMPARE(out.contains("SyncBatchNorm in 57 layers"), sync_bn);  // yolov8n has 57 Conv+BN blocks
+    QCOMPARE(out.contains(QString("SyncBatchNorm in %1 layers").arg(bn_layers)), sync_bn);
   }
 
   void pauseAndContinueAllRanks() {

@@ -6,6 +6,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 #include "ywb/coco_eval.h"
 #include "ywb/error.h"
@@ -254,7 +255,8 @@ class TestEvalCoco : public QObject {
                 "image_id 5 is not an image");
     expectError(R"([{"image_id":1,"category_id":1,"score":0.5}])", "detections[0]: missing \"bbox\"");
     expectError(R"([{"image_id":1,"category_id":1,"bbox":[0,0,10],"score":0.5}])", "[x, y, width, height]");
-    expectError(R"([{"image_id":"a","category_id":1,"bbox":[0,0,1,1],"score":0.5}])", "integer ids");
+    expectError(R"([{"image_id":"a","category_id":1,"bbox":[0,0,1,1],"score":0.5}])",
+                "ground truth names its images by integers");
     expectError(R"({"images":[]})", "COCO results list");
     writeText(dt, R"([{"image_id":1,"category_id":1,"bbox":[0,0,10,10],"score":0.5}])");
     try {
@@ -271,6 +273,48 @@ class TestEvalCoco : public QObject {
     }
     CocoGroundTruth dup = truth({1}, {1}, {box(4, 1, 1, 0, 0, 5, 5), box(4, 1, 1, 9, 9, 5, 5)});
     QVERIFY_EXCEPTION_THROWN(evaluateCoco(dup, {}), Error);
+  }
+
+  // Ultralytics names the images of a custom dataset by their file stems (strings); pycocotools accepts any
+  // id. The fixture's string-id files must give the 12 numbers pycocotools printed (expected.json), and
+  // exactly the numbers of the same files renumbered 1..N in sorted-stem order (*_int.json).
+  void stringImageIdsAsPycocotools() {
+    for (const char* model : {"val-yolov8n", "val-yolo11n"}) {
+      const QString dir = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/" + model;
+      const CocoStats s = evaluateCocoFiles((dir + "/ground_truth.json").toStdString(),
+                                            (dir + "/predictions.json").toStdString());
+      const CocoStats si = evaluateCocoFiles((dir + "/ground_truth_int.json").toStdString(),
+                                             (dir + "/predictions_int.json").toStdString());
+      QFile f(dir + "/expected.json");
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QJsonArray want = QJsonDocument::fromJson(f.readAll()).object()["stats"].toArray();
+      QCOMPARE(want.size(), 12);
+      for (int i = 0; i < 12; ++i) {
+        QVERIFY2(std::fabs(s.stats[size_t(i)] - want[i].toDouble()) < 1e-6,
+                 qPrintable(QString("%1 stat %2: %3 vs %4")
+                                .arg(model)
+                                .arg(i)
+                                .arg(s.stats[size_t(i)])
+                                .arg(want[i].toDouble())));
+        QCOMPARE(s.stats[size_t(i)], si.stats[size_t(i)]);
+      }
+      QCOMPARE(s.num_images, int64_t(64));
+    }
+    QTemporaryDir tmp;
+    const QString gt = tmp.path() + "/gt.json", dt = tmp.path() + "/dt.json";
+    writeText(gt, R"({"images":[{"id":"b"},{"id":"a"}],"categories":[{"id":1}],)"
+                  R"("annotations":[{"id":1,"image_id":"a","category_id":1,"bbox":[0,0,10,10],"area":100},)"
+                  R"({"id":2,"image_id":"zz","category_id":1,"bbox":[0,0,10,10],"area":100}]})");
+    writeText(dt, R"([{"image_id":"a","category_id":1,"bbox":[0,0,10,10],"score":0.5}])");
+    const CocoStats one = evaluateCocoFiles(gt.toStdString(), dt.toStdString());
+    QCOMPARE(one.stats[0], 1.0);           // the one box of image "a" found
+    QCOMPARE(one.skipped_gt, int64_t(1));  // the annotation of unknown image "zz" skipped
+    writeText(dt, R"([{"image_id":"c","category_id":1,"bbox":[0,0,10,10],"score":0.5}])");
+    QVERIFY_EXCEPTION_THROWN(evaluateCocoFiles(gt.toStdString(), dt.toStdString()), Error);
+    writeText(dt, R"([{"image_id":1,"category_id":1,"bbox":[0,0,10,10],"score":0.5}])");
+    QVERIFY_EXCEPTION_THROWN(evaluateCocoFiles(gt.toStdString(), dt.toStdString()), Error);
+    writeText(gt, R"({"images":[{"id":"b"},{"id":2}],"categories":[{"id":1}],"annotations":[]})");
+    QVERIFY_EXCEPTION_THROWN(evaluateCocoFiles(gt.toStdString(), dt.toStdString()), Error);
   }
 
   // Writing results and reading them back gives the same detections (rounded like Ultralytics' save_json)

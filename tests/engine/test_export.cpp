@@ -353,6 +353,46 @@ class TestExport : public QObject {
     }
   }
 
+  void yolo11nExportsEveryWay() {
+    // YOLO11n (attention as MatMul/Softmax/Transpose/Reshape, depth-wise head) through every export path:
+    // safetensors with Ultralytics keys, ONNX static at batch 2, ONNX half, ONNX dynamic; each ONNX file is
+    // run in OpenCV DNN and compared with LibTorch by the export itself.
+    QTemporaryDir dir;
+    const std::string ckpt = writeCheckpoint(dir.path(), "yolo11n.yaml", 6, 97);
+    ywb::ExportOptions so;
+    so.weights = ckpt;
+    so.formats = {"safetensors"};
+    so.out_dir = dir.path().toStdString();
+    const auto st = ywb::exportWeights(so);
+    const auto w = ywb::readSafetensors(st.files.at(0).path);
+    QVERIFY(w.contains("model.10.m.0.attn.qkv.conv.weight"));
+    QVERIFY(w.contains("model.23.cv3.0.0.0.conv.weight"));  // depth-wise class branch
+    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
+    ywb::ExportOptions o;
+    o.weights = ckpt;
+    o.formats = {"onnx"};
+    o.out_dir = dir.path().toStdString();
+    o.name = "static";
+    o.imgsz = 256;
+    o.batch = 2;
+    o.verify_source = kCoco;
+    o.verify_images = 3;
+    const auto r = ywb::exportWeights(o);
+    qInfo("%s", ywb::formatExportReport(r).c_str());
+    // 32^2 + 16^2 + 8^2 = 1344 anchors, 4 + 6 channels.
+    QCOMPARE(r.files.at(0).outputs.at(0).shape, (std::vector<int64_t>{2, 10, 1344}));
+    const auto half = exportOnnx(ckpt, dir.path(), 320, false, /*half=*/true, 2, "half");
+    const auto dyn = exportOnnx(ckpt, dir.path(), 256, /*dynamic=*/true, false, 2, "dynamic");
+    qInfo("%s\n%s", ywb::formatExportReport(half).c_str(), ywb::formatExportReport(dyn).c_str());
+    if (!ywb::onnxVerificationAvailable()) QSKIP("OpenCV DNN is not in this build");
+    for (const auto* rep : {&r, &half, &dyn}) {
+      const auto& v = rep->files.at(0).verification;
+      QVERIFY2(v.ran && v.passed, (v.note + "\n" + ywb::formatExportReport(*rep)).c_str());
+      QVERIFY(v.max_abs_diff_boxes <= 1e-4 * std::max(1.0, v.box_scale));
+      QVERIFY(v.max_abs_diff_scores <= 1e-4);
+    }
+  }
+
   void onnxStaticBatch2() {
     if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
     QTemporaryDir dir;

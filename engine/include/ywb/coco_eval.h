@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct CocoCategory {
 /// pycocotools' matching), so keep the file order.
 struct CocoGroundTruth {
   std::vector<int64_t> image_ids;
+  /// When the file names its images by strings (Ultralytics' file stems; pycocotools accepts any id): each
+  /// string and the number it stands for here. Numbers follow the strings' sorted order, so images are
+  /// visited in pycocotools' order (sorted ids). Empty for integer ids.
+  std::map<std::string, int64_t> string_image_ids;
   std::vector<CocoCategory> categories;
   std::vector<CocoAnnotation> annotations;
   int64_t area_from_box = 0;  ///< annotations that had no `area` field (w*h was used)
@@ -77,10 +82,12 @@ CocoGroundTruth parseCocoGroundTruth(const std::string& json_text,
 CocoGroundTruth loadCocoGroundTruth(const std::string& path);
 
 /// Parses COCO results JSON: a list of {image_id, category_id, bbox, score} (or an object with such a
-/// list under "annotations").
+/// list under "annotations"). String image ids are looked up in `gt`'s string_image_ids (an id the ground
+/// truth lacks is an error, as in pycocotools' loadRes); without `gt` they are an error.
 std::vector<CocoDetection> parseCocoDetections(const std::string& json_text,
-                                               const std::string& source = "detections");
-std::vector<CocoDetection> loadCocoDetections(const std::string& path);
+                                               const std::string& source = "detections",
+                                               const CocoGroundTruth* gt = nullptr);
+std::vector<CocoDetection> loadCocoDetections(const std::string& path, const CocoGroundTruth* gt = nullptr);
 
 /// COCO results JSON for `dets` (bbox rounded to 3 decimals, score to 5, as Ultralytics' save_json does).
 std::string cocoDetectionsJson(const std::vector<CocoDetection>& dets);

@@ -14,7 +14,7 @@ struct ModelLayerRow {
   std::string from_text;  ///< as written in the YAML, as Ultralytics prints it: "-1", "[-1, 6]"
   int repeats = 1;        ///< after the depth multiple
   int64_t params = 0;
-  std::string module;  ///< "Conv", "C2f", "SPPF", "nn.Upsample", "Concat", "Detect"
+  std::string module;  ///< "Conv", "C2f", "C3k2", "SPPF", "C2PSA", "nn.Upsample", "Concat", "Detect", ...
   std::string args;    ///< resolved arguments, e.g. "[3, 16, 3, 2]"
 };
 
@@ -22,6 +22,7 @@ struct ModelInfo {
   std::string name;    ///< as requested, e.g. "yolov8n.yaml"
   std::string source;  ///< "embedded:yolov8.yaml" or the file read
   std::string scale;   ///< "n" ... or empty
+  std::string family;  ///< "yolov8", "yolo11", ... (from the file name), or empty
   int nc = 0;
   int imgsz = 640;
   std::vector<int> strides;
@@ -36,6 +37,9 @@ struct ModelInfo {
 
 /// Builds the model on the CPU and summarises it. nc <= 0 keeps the YAML's nc. Throws ywb::Error.
 ModelInfo modelInfo(const std::string& yaml_or_name, int nc = 0, int imgsz = 640);
+
+/// The model names built into the engine, every family and scale: "yolov8n.yaml" ... "yolo11x.yaml".
+std::vector<std::string> builtInModelNames();
 
 /// Human-readable layer table and totals.
 std::string modelInfoText(const ModelInfo& info);

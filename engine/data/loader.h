@@ -30,6 +30,9 @@ struct LoaderOptions {
   int stride = 32;         ///< model stride, for rect batch shapes
   bool drop_last = false;  ///< drop this rank's last incomplete batch
   int prefetch = 0;        ///< batches prepared ahead (0 = max(2, workers))
+  /// Mosaic partners from the recently loaded images (Ultralytics' buffer, data/recent_images.h); false draws
+  /// them from the whole split.
+  bool recent_partners = true;
 };
 
 struct Batch {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "core/rng.h"
 #include "data/color_flip.h"
 #include "data/dataset_scanner.h"

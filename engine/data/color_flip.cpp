@@ -10,8 +10,9 @@ cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
   cv::Mat lut(1, 256, CV_8UC3);
   auto* p = lut.ptr<cv::Vec3b>();
   for (int x = 0; x < 256; ++x) {
-    // numpy: (x * g) % 180 then astype(uint8) truncates; clip(x * g, 0, 255).astype(uint8) likewise.
-    double h = std::fmod(x * gain_h, 180.0);
+    // Ultralytics since 8.3.79 shifts the hue (it scaled it before): numpy (x + r * 180) % 180 with
+    // r = gain - 1, non-negative, then astype(uint8) truncates; clip(x * g, 0, 255).astype(uint8) likewise.
+    double h = std::fmod(x + (gain_h - 1.0) * 180.0, 180.0);
     if (h < 0) h += 180.0;
     p[x][0] = uint8_t(int(h));
     p[x][1] = uint8_t(int(std::clamp(x * gain_s, 0.0, 255.0)));

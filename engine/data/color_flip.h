@@ -21,12 +21,13 @@ HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng);
 /// active; false (img untouched) otherwise.
 bool applyHsv(cv::Mat& img, const HsvGains& gains, bool to_rgb);
 
-/// Ultralytics RandomHSV: gains g = 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v); hue = (h * g_h) mod 180, saturation
-/// and value scaled and clipped, through 256-entry tables. Converts `img` (BGR) in place and returns true
-/// with RGB channel order when `to_rgb`; returns false and leaves img untouched when all gains are 0.
+/// Ultralytics RandomHSV (8.3.79 and later): gains g = 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v); hue shifted,
+/// (h + (g_h - 1) * 180) mod 180, saturation and value scaled and clipped, through 256-entry tables. Converts
+/// `img` (BGR) in place and returns true with RGB channel order when `to_rgb`; returns false and leaves img
+/// untouched when all gains are 0.
 bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb);
 
-/// The three 256-entry tables for the given gains (exposed for tests).
+/// The three 256-entry tables for the given gains (exposed for tests): hue shifted by (gain_h - 1) * 180.
 cv::Mat hsvLut(double gain_h, double gain_s, double gain_v);
 
 /// Flips the image left-right and mirrors the boxes (x -> width - x).

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "data/image_source.h"
+#include "data/recent_images.h"
 #include "data/sample_builder.h"
 #include "data/sampler.h"
 
@@ -62,7 +63,8 @@ struct DataLoader::Impl {
   std::unique_ptr<SampleBuilder> builder;
   std::string cache_note;
   double cache_fill_s = 0;
-  std::vector<size_t> rect_order;  // aspect-sorted base order (rect mode)
+  std::vector<size_t> rect_order;        // aspect-sorted base order (rect mode)
+  std::unique_ptr<RecentImages> recent;  // Mosaic's partner buffer (augmented training only)
 
   mutable std::mutex m;
   std::condition_variable cv_work, cv_ready, cv_idle;
@@ -88,6 +90,13 @@ struct DataLoader::Impl {
   void plan(int ep) {
     const bool shuffle = opt.shuffle && !opt.rect;
     order = distributedIndices(split->images.size(), opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
+    if (recent) {
+      const std::vector<size_t> previous = ep > 0
+                                               ? distributedIndices(split->images.size(), opt.rank, opt.world,
+                                                                    shuffle, opt.seed, ep - 1, rect_order)
+                                               : std::vector<size_t>{};
+      recent->plan(previous, order);
+    }
     const size_t b = size_t(opt.batch);
     nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
     total = std::min(order.size(), nbatches * b);
@@ -172,7 +181,8 @@ struct DataLoader::Impl {
     double collate_s = 0;
     std::vector<float> rows;
     try {
-      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.mosaic, t.shape);
+      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.mosaic, t.shape,
+                         recent ? recent->window(t.pos) : PartnerPool{});
       const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
       const float w = float(s.image.cols), h = float(s.image.rows);
@@ -241,6 +251,10 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
   }
   d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
                                               options.augment ? options.hyp : AugmentParams::none());
+  if (options.augment && !options.rect && options.recent_partners) {
+    d.recent =
+        std::make_unique<RecentImages>(RecentImages::capacityFor(d.split->images.size(), options.batch));
+  }
   if (options.rect) {
     d.rect_order.resize(d.split->images.size());
     for (size_t i = 0; i < d.rect_order.size(); ++i) d.rect_order[i] = i;

@@ -33,6 +33,9 @@ struct LoaderOptions {
   /// Decode JPEG exactly as OpenCV's imread at full size, then a linear resize, as Ultralytics does; false
   /// allows DCT scaling for sources at least 2x larger than imgsz (same pixels otherwise; see loadImage()).
   bool exact_decode = false;
+  /// Mosaic partners from the recently loaded images (Ultralytics' buffer, data/recent_images.h); false draws
+  /// them from the whole split.
+  bool recent_partners = true;
 };
 
 struct Batch {

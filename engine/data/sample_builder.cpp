@@ -133,12 +133,16 @@ cv::Mat SampleBuilder::fetch(size_t index, Sample& s) const {
   return img;
 }
 
-Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f) const {
+Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const {
   Sample s;
   const int sz = source_->imgsz();
   const int n = int(source_->size());
   size_t idx[4] = {index, 0, 0, 0};
-  for (int i = 1; i < 4; ++i) idx[i] = size_t(rng.uniformInt(0, n - 1));
+  for (int i = 1; i < 4; ++i) {
+    idx[i] = partners.empty() ? size_t(rng.uniformInt(0, n - 1))
+                              : partners.data[rng.uniformInt(0, int64_t(partners.size) - 1)];
+    if (idx[i] >= size_t(n)) fail("mosaic partner ", idx[i], " outside the split's ", n, " images");
+  }
   const int xc = int(rng.uniform(sz * 0.5, sz * 1.5)), yc = int(rng.uniform(sz * 0.5, sz * 1.5));
   const int s2 = 2 * sz;
   cv::Rect placed[4], from[4];
@@ -212,12 +216,14 @@ Sample SampleBuilder::letterboxed(size_t index, cv::Size target) const {
   return s;
 }
 
-Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const {
-  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f);
+Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic, const Flips& f,
+                               PartnerPool partners) const {
+  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f, partners);
   return single(index, rng, f);
 }
 
-Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size target) const {
+Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size target,
+                            PartnerPool partners) const {
   if (index >= source_->size())
     fail("sample index ", index, " outside the split's ", source_->size(), " images");
   const double t0 = now();
@@ -237,11 +243,12 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size t
     if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
     if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
   } else {
-    s = geometry(index, rng, mosaic, flips);
+    s = geometry(index, rng, mosaic, flips, partners);
     if (mosaic && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
       const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
       Rng rng2(mixSeed(seed, 0x4D4958ull));
-      Sample other = geometry(j, rng2, mosaic, flips);
+      // Ultralytics draws the MixUp image from the whole dataset; its own Mosaic uses the same buffer.
+      Sample other = geometry(j, rng2, mosaic, flips, partners);
       const double r = betaSymmetric(rng, 32.0);
       cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());

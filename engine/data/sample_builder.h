@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "data/image_source.h"
+#include "data/recent_images.h"
 #include "data/sample.h"
 #include "ywb/augment.h"
 
@@ -25,15 +26,18 @@ class SampleBuilder {
 
   /// The sample for image `index` with all random choices drawn from `seed`. `mosaic` false turns Mosaic and
   /// MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
-  /// samples with a non-square target (rect batches) get letterbox + HSV + flips only.
-  Sample build(size_t index, uint64_t seed, bool mosaic, cv::Size target = {}) const;
+  /// samples with a non-square target (rect batches) get letterbox + HSV + flips only. Mosaic draws its three
+  /// partners from `partners` (the loader's RecentImages window, as Ultralytics), or from the whole split
+  /// when it is empty.
+  Sample build(size_t index, uint64_t seed, bool mosaic, cv::Size target = {},
+               PartnerPool partners = {}) const;
 
   const ImageSource& source() const { return *source_; }
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const;
-  Sample mosaic4(size_t index, Rng& rng, const Flips& f) const;
+  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f, PartnerPool partners) const;
+  Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const;
   Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;
   cv::Mat fetch(size_t index, Sample& s) const;

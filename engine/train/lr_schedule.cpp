@@ -13,7 +13,8 @@ double lrFactor(double epoch, int epochs, double lrf, bool cos_lr) {
 
 int64_t warmupIterations(double warmup_epochs, int64_t batches_per_epoch) {
   if (warmup_epochs <= 0) return -1;
-  return std::max<int64_t>(int64_t(std::llround(warmup_epochs * double(batches_per_epoch))), 100);
+  // Python's round() (half to even), as Ultralytics computes it.
+  return std::max<int64_t>(int64_t(roundHalfEven(warmup_epochs * double(batches_per_epoch))), 100);
 }
 
 double interp(double x, double x0, double x1, double y0, double y1) {

@@ -9,7 +9,8 @@ namespace ywb {
 /// lrf.
 double lrFactor(double epoch, int epochs, double lrf, bool cos_lr);
 
-/// Number of warmup iterations: max(round(warmup_epochs * batches_per_epoch), 100), or -1 without warmup.
+/// Number of warmup iterations: max(round(warmup_epochs * batches_per_epoch), 100) (round half to even, as
+/// Python), or -1 without warmup.
 int64_t warmupIterations(double warmup_epochs, int64_t batches_per_epoch);
 
 /// Linear interpolation of x in [x0, x1] onto [y0, y1], clamped like numpy.interp.

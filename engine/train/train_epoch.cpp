@@ -37,9 +37,10 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
   const double target = s.initial_lr * lrFactor(epoch, s.epochs, a.lrf, a.cos_lr);
   for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
     setGroupLr(*s.optimizer, j, warmupLr(int(j), ni, s.warmup_iters, s.warmup_bias_lr, target));
-    setGroupMomentum(
-        *s.optimizer, j,
-        interp(double(ni), 0, double(s.warmup_iters), a.warmup_momentum, s.optim_choice.momentum));
+    // Towards the `momentum` argument, also when `auto` chose SGD with 0.9: Ultralytics warms up to
+    // args.momentum, so such a run trains with 0.937 after warmup (docs/PARITY.md).
+    setGroupMomentum(*s.optimizer, j,
+                     interp(double(ni), 0, double(s.warmup_iters), a.warmup_momentum, a.momentum));
   }
 }
 

@@ -4,14 +4,17 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "core/rng.h"
 #include "data/color_flip.h"
 #include "data/dataset_scanner.h"
 #include "data/image_io.h"
 #include "data/letterbox.h"
 #include "data/random_perspective.h"
+#include "data/recent_images.h"
 #include "data/sample_builder.h"
 
 namespace fs = std::filesystem;
@@ -35,6 +38,28 @@ cv::Vec3b colourOf(int cls) {
   static const cv::Vec3b c[] = {{200, 30, 30},  {30, 200, 30},  {30, 30, 200},
                                 {200, 200, 30}, {200, 30, 200}, {30, 200, 200}};
   return c[cls % 6];
+}
+
+// Six one-colour images of different sizes under `root`, each with one box covering it all, class = image
+// number = colour id; returns the scanned train split.
+std::shared_ptr<ywb::ScannedSplit> colourSplit(const std::string& root) {
+  fs::create_directories(root + "/images/train");
+  fs::create_directories(root + "/labels/train");
+  fs::create_directories(root + "/images/val");
+  const cv::Size sizes[] = {{320, 240}, {200, 320}, {320, 320}, {160, 100}, {640, 360}, {300, 500}};
+  for (int i = 0; i < 6; ++i) {
+    const cv::Mat img(sizes[i], CV_8UC3, cv::Scalar(colourOf(i)[0], colourOf(i)[1], colourOf(i)[2]));
+    const std::string stem = "/img" + std::to_string(i);
+    ywb::writeFileAtomic(root + "/images/train" + stem + ".jpg", ywb::encodeJpeg(img, 98));
+    ywb::writeFileAtomic(root + "/images/val" + stem + ".jpg", ywb::encodeJpeg(img, 98));
+    ywb::writeFileAtomic(root + "/labels/train" + stem + ".txt", std::to_string(i) + " 0.5 0.5 1 1\n");
+  }
+  ywb::writeFileAtomic(root + "/data.yaml",
+                       "train: images/train\nval: images/val\nnames: [a, b, c, d, e, f]\n");
+  auto split =
+      std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(ywb::loadDataConfig(root + "/data.yaml"), "train"));
+  if (split->images.size() != 6) throw std::runtime_error("colourSplit: expected 6 images");
+  return split;
 }
 
 }  // namespace
@@ -152,7 +177,11 @@ class TestDataTransforms : public QObject {
       QCOMPARE(int(id.at<cv::Vec3b>(0, x)[1]), x);
     }
     const cv::Mat l = ywb::hsvLut(1.5, 2, 0.5);
-    QCOMPARE(int(l.at<cv::Vec3b>(0, 150)[0]), 45);   // 225 mod 180
+    // Hue is shifted by (1.5 - 1) * 180 = 90 (Ultralytics >= 8.3.79): 150 + 90 = 240 mod 180 = 60; the
+    // scaling rule of older versions gave 225 mod 180 = 45.
+    QCOMPARE(int(l.at<cv::Vec3b>(0, 150)[0]), 60);
+    // A shift of -0.015 * 180 = -2.7: 1 - 2.7 = -1.7 wraps to 178.3, truncated to 178.
+    QCOMPARE(int(ywb::hsvLut(0.985, 1, 1).at<cv::Vec3b>(0, 1)[0]), 178);
     QCOMPARE(int(l.at<cv::Vec3b>(0, 200)[1]), 255);  // 400 clipped
     QCOMPARE(int(l.at<cv::Vec3b>(0, 255)[2]), 127);  // 127.5 truncated
   }
@@ -183,24 +212,7 @@ class TestDataTransforms : public QObject {
   // (assembled from only the visible part of the canvas) and the box transform agree.
   void mosaicImageAndBoxesAgree() {
     QTemporaryDir dir;
-    const std::string root = dir.path().toStdString();
-    fs::create_directories(root + "/images/train");
-    fs::create_directories(root + "/labels/train");
-    fs::create_directories(root + "/images/val");
-    const cv::Size sizes[] = {{320, 240}, {200, 320}, {320, 320}, {160, 100}, {640, 360}, {300, 500}};
-    for (int i = 0; i < 6; ++i) {
-      const cv::Mat img(sizes[i], CV_8UC3, cv::Scalar(colourOf(i)[0], colourOf(i)[1], colourOf(i)[2]));
-      const std::string stem = "/img" + std::to_string(i);
-      ywb::writeFileAtomic(root + "/images/train" + stem + ".jpg", ywb::encodeJpeg(img, 98));
-      ywb::writeFileAtomic(root + "/images/val" + stem + ".jpg", ywb::encodeJpeg(img, 98));
-      ywb::writeFileAtomic(root + "/labels/train" + stem + ".txt", std::to_string(i) + " 0.5 0.5 1 1\n");
-    }
-    ywb::writeFileAtomic(root + "/data.yaml",
-                         "train: images/train\nval: images/val\nnames: [a, b, c, d, e, f]\n");
-    auto split = std::make_shared<ywb::ScannedSplit>(
-        ywb::scanSplit(ywb::loadDataConfig(root + "/data.yaml"), "train"));
-    QCOMPARE(split->images.size(), size_t(6));
-    auto source = std::make_shared<ywb::ImageSource>(split, 320);
+    auto source = std::make_shared<ywb::ImageSource>(colourSplit(dir.path().toStdString()), 320);
     for (double mosaic : {1.0, 0.0}) {
       ywb::AugmentParams hyp;
       hyp.hsv_h = hyp.hsv_s = hyp.hsv_v = 0;  // keep colours exact
@@ -232,6 +244,50 @@ class TestDataTransforms : public QObject {
       }
       QVERIFY(checked > 100);
     }
+  }
+
+  // Ultralytics' buffer replayed by hand (docs/PARITY.md): capacity 4 keeps 3 images; an image still in the
+  // buffer is not added again; the oldest leaves when a new one enters.
+  void recentImagesReplayUltralyticsBuffer() {
+    QCOMPARE(ywb::RecentImages::capacityFor(256, 16), size_t(128));  // min(256, 8 x 16, 1000)
+    QCOMPARE(ywb::RecentImages::capacityFor(50, 16), size_t(50));
+    QCOMPARE(ywb::RecentImages::capacityFor(100000, 256), size_t(1000));
+    auto contents = [](const ywb::PartnerPool& p) { return std::vector<size_t>(p.data, p.data + p.size); };
+    using V = std::vector<size_t>;
+    ywb::RecentImages r(4);
+    r.plan({}, {5, 6, 7, 8, 6, 9, 5});
+    QCOMPARE(contents(r.window(0)), (V{5}));  // the first sample's partners are itself
+    QCOMPARE(contents(r.window(1)), (V{5, 6}));
+    QCOMPARE(contents(r.window(2)), (V{5, 6, 7}));
+    QCOMPARE(contents(r.window(3)), (V{6, 7, 8}));  // 8 enters at 4 = capacity: 5 leaves
+    QCOMPARE(contents(r.window(4)), (V{6, 7, 8}));  // 6 is still buffered: not added again
+    QCOMPARE(contents(r.window(5)), (V{7, 8, 9}));
+    QCOMPARE(contents(r.window(6)), (V{8, 9, 5}));  // 5 left at position 3: it enters again
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, r.window(7));
+    // The previous epoch's order fills the buffer first: [1 2 3] then 4 enters and 1 leaves.
+    r.plan({1, 2, 3}, {4, 2});
+    QCOMPARE(contents(r.window(0)), (V{2, 3, 4}));
+    QCOMPARE(contents(r.window(1)), (V{2, 3, 4}));
+  }
+
+  // Mosaic draws its three partners from the pool it is given (the loader passes the RecentImages window):
+  // with the pool {4}, every box belongs to the sample's own image or to image 4 (class = image number).
+  // Without a pool the partners range over the whole split, so other classes show up: the check can fail.
+  void mosaicPartnersComeFromThePool() {
+    QTemporaryDir dir;
+    auto source = std::make_shared<ywb::ImageSource>(colourSplit(dir.path().toStdString()), 320);
+    ywb::AugmentParams hyp;
+    hyp.scale = 0;  // tiles keep their size, so each of the four shows in the 320 x 320 crop
+    const ywb::SampleBuilder builder(source, true, hyp);
+    const size_t four = 4;
+    std::set<int> pooled, free;
+    for (uint64_t seed = 0; seed < 30; ++seed) {
+      for (const auto& b : builder.build(0, seed, true, {}, ywb::PartnerPool{&four, 1}).boxes)
+        pooled.insert(b.cls);
+      for (const auto& b : builder.build(0, seed, true).boxes) free.insert(b.cls);
+    }
+    QCOMPARE(pooled, (std::set<int>{0, 4}));
+    QVERIFY(free.size() > 3);
   }
 
   void betaIsCentred() {

@@ -204,6 +204,10 @@ class TestTrainParts : public QObject {
     QCOMPARE(ywb::warmupIterations(3, 8), int64_t(100));  // 24 < the 100-iteration floor
     QCOMPARE(ywb::warmupIterations(3, 1000), int64_t(3000));
     QCOMPARE(ywb::warmupIterations(0, 1000), int64_t(-1));
+    // Python's round() is half to even: 2.5 x 41 = 102.5 -> 102 (half away from zero would give 103), and
+    // 2.5 x 43 = 107.5 -> 108.
+    QCOMPARE(ywb::warmupIterations(2.5, 41), int64_t(102));
+    QCOMPARE(ywb::warmupIterations(2.5, 43), int64_t(108));
     // nbs 64, batch 16: accumulate ramps 1 -> 4 over warmup; interp(50; 0..100; 1..4) = 2.5 ->
     // round-half-even 2.
     QCOMPARE(ywb::accumulateSteps(64, 16, 0, 100), 1);

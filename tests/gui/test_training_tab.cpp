@@ -2,6 +2,7 @@
 // first epoch and resumed, with a GUI-thread stall probe, hyperparameters set through the Hyperparameters
 // tab, and a screenshot of every tab afterwards (saved under ${YW_BINARY_DIR}/screenshots/).
 #include <algorithm>
+#include <cmath>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -16,6 +17,7 @@
 
 #include <QListWidget>
 #include <QTableWidget>
+#include <QTreeWidget>
 
 #include "augmentation_tab.h"
 #include "box_image_view.h"
@@ -32,6 +34,7 @@
 #include "ywb/weights.h"
 
 using ywb::gui::MainWindow;
+using ywb::gui::MetricChart;
 
 namespace {
 
@@ -168,6 +171,43 @@ class TestTrainingTab : public QObject {
       QCOMPARE(markers[0].second, QString("warmup end"));
       QVERIFY2(qAbs(markers[0].first - 5.05) < 1e-9, qPrintable(QString::number(markers[0].first, 'g', 12)));
     }
+    // Learning rates: in warmup the bias group falls from warmup_bias_lr while the others rise from 0, so
+    // the three group lines are drawn there (up to the last warmup step, x = 5.05); afterwards one schedule
+    // drives all three and the single "all groups" line takes over (19 or 20 steps after 5.05 of 120).
+    MetricChart* lr = tab.chart("lr");
+    QCOMPARE(lr->graph(0)->name(), QString("all groups"));
+    int all = 0, groups = 0;
+    for (auto it = lr->graph(0)->data()->constBegin(); it != lr->graph(0)->data()->constEnd(); ++it)
+      if (!std::isnan(it->value)) {
+        ++all;
+        QVERIFY2(it->key >= 5.05 - 1e-9, qPrintable(QString::number(it->key)));
+      }
+    for (auto it = lr->graph(2)->data()->constBegin(); it != lr->graph(2)->data()->constEnd(); ++it)
+      if (!std::isnan(it->value)) {
+        ++groups;
+        QVERIFY2(it->key <= 5.05 + 1e-9, qPrintable(QString::number(it->key)));
+      }
+    QVERIFY2(all >= 19 && groups >= 100 && all + groups == 120,
+             qPrintable(QString("%1 + %2").arg(all).arg(groups)));
+    QVERIFY(lr->note().startsWith("groups differ in epochs 0.1-5."));
+    // The warmup-end label near the right edge (5.05 of 6 epochs) stays inside the plot at a common size.
+    tab.resize(1280, 800);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    for (const char* name : {"trainLoss", "lr"}) {
+      MetricChart* c = tab.chart(name);
+      c->replot();
+      const QRectF label = c->markerLabelRect(0);
+      QVERIFY2(QRectF(c->axisRect()->rect()).contains(label),
+               qPrintable(QString("%1: label %2,%3 %4x%5 outside the plot %6..%7")
+                              .arg(name)
+                              .arg(label.x())
+                              .arg(label.y())
+                              .arg(label.width())
+                              .arg(label.height())
+                              .arg(c->axisRect()->left())
+                              .arg(c->axisRect()->right())));
+    }
   }
 
   void multiRankCpuRunThroughTheLauncher() {
@@ -269,6 +309,15 @@ class TestTrainingTab : public QObject {
     QSignalSpy failed(ctl, &ywb::gui::TrainingController::failed);
     QSignalSpy ended(ctl, &ywb::gui::TrainingController::stoppedRunning);
 
+    // Feature maps follow the training (EMA copies handed over by the trainer) while the stall probe runs:
+    // a short refresh period so the tiny run gets several.
+    auto* fm = w.featureMaps();
+    const QString first_image =
+        QFileInfo(data_).absolutePath() + "/images/train/" +
+        QDir(QFileInfo(data_).absolutePath() + "/images/train").entryList(QDir::Files, QDir::Name).first();
+    fm->setImage(first_image);
+    fm->setFollowTraining(true, 150);
+
     StallProbe probe;
     tab->startTraining();
     QVERIFY(ctl->running());
@@ -328,8 +377,8 @@ class TestTrainingTab : public QObject {
     ds->openDataset(data_);
     QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 30000);
     QVERIFY(scanned.first().first().toBool());
-    QCOMPARE(ds->images()->count(), 16);     // the synthesized train split
-    QVERIFY(ds->viewer()->boxCount() >= 1);  // every synthetic image holds 1..8 objects
+    QCOMPARE(ds->images()->topLevelItemCount(), 16);  // the synthesized train split
+    QVERIFY(ds->viewer()->boxCount() >= 1);           // every synthetic image holds 1..8 objects
 
     auto* aug = w.augmentation();
     w.tabs()->setCurrentWidget(aug);
@@ -348,7 +397,9 @@ class TestTrainingTab : public QObject {
     QCOMPARE(int(pred->report().detections.size()), 8);  // the val split
     QVERIFY(pred->classTable()->rowCount() > 0);
 
-    auto* fm = w.featureMaps();
+    // The followed maps came from EMA snapshots of the running trainer.
+    QTRY_VERIFY_WITH_TIMEOUT(fm->snapshotsShown() >= 1, 30000);
+    fm->setFollowTraining(false);
     QSignalSpy fm_shown(fm, &ywb::gui::FeatureMapsTab::shown);
     fm->setLayer(2);
     fm->compute();

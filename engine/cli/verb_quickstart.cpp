@@ -93,11 +93,11 @@ const RegisterVerb reg{
     {"quickstart", "first run: train a small detector on the shapes dataset, predict, show what is next",
      "[dataset=datasets/shapes-quick] [any training argument, e.g. epochs=80 device=0 "
      "project=runs/detect]\n\n"
-     "Generates the shapes dataset in DIR when DIR/data.yaml is missing, trains a YOLOv8n from scratch with\n"
-     "the quick-start settings (imgsz 160, 80 epochs: COCO-exact mAP50 above 0.5 in about 4 minutes on 2 "
-     "CPU\n"
-     "cores), prints the per-class table of the best epoch, runs prediction on a few validation images and\n"
-     "names the folder of annotated images. The GUI's --quickstart uses the same settings.",
+     "Generates the shapes dataset in the dataset= folder when its data.yaml is missing, trains a YOLOv8n\n"
+     "from scratch with the quick-start settings (imgsz 160, 80 epochs: COCO-exact mAP50 above 0.5 in\n"
+     "about 4 minutes on 2 CPU cores), prints the per-class table of the best epoch, runs prediction on a\n"
+     "few validation images and names the folder of annotated images. The GUI's --quickstart uses the\n"
+     "same settings.",
      runQuickstart}};
 
 }  // namespace

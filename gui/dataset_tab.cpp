@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
@@ -18,7 +17,7 @@
 #include <QVBoxLayout>
 
 #include "box_image_view.h"
-#include "dataset_files.h"
+#include "class_histogram.h"
 #include "metric_chart.h"
 #include "ywb/dataset_yaml.h"
 
@@ -27,9 +26,8 @@ namespace ywb::gui {
 struct DatasetTab::Scan {
   int generation = 0;
   QString yaml;
-  ywb::DatasetReport report;
+  std::shared_ptr<const ywb::DatasetListing> listing;
   QString error;
-  QStringList train_images;
   QVector<double> box_w, box_h;  // normalised sizes of the train boxes (up to 20000)
 };
 
@@ -69,12 +67,12 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   auto* charts = new QWidget(split);
   auto* cl = new QVBoxLayout(charts);
   cl->setContentsMargins(0, 0, 0, 0);
-  histogram_ = new MetricChart(tr("Boxes per class (train)"), tr("class"), tr("boxes"), charts);
+  histogram_ = new ClassHistogram(tr("Boxes per class (train)"), charts);
   histogram_->setObjectName("classHistogram");
-  histogram_->legend->setVisible(false);
-  scatter_ = new MetricChart(tr("Box size (train, normalised)"), tr("width"), tr("height"), charts);
+  scatter_ = new MetricChart(tr("Box size (train)"), tr("width (fraction of image width)"),
+                             tr("height (fraction of image height)"), charts);
   scatter_->setObjectName("boxScatter");
-  scatter_->legend->setVisible(false);
+  scatter_->setLegendShown(false);
   const int s = scatter_->addSeries(tr("boxes"), MetricChart::color(0));
   scatter_->graph(s)->setLineStyle(QCPGraph::lsNone);
   scatter_->graph(s)->setScatterStyle(
@@ -83,8 +81,23 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   cl->addWidget(scatter_);
   auto* browser = new QSplitter(Qt::Vertical, split);
   browser->setObjectName("datasetBrowserSplitter");
-  images_ = new QListWidget(browser);
+  auto* list_box = new QWidget(browser);
+  auto* ll = new QVBoxLayout(list_box);
+  ll->setContentsMargins(0, 0, 0, 0);
+  split_ = new QComboBox(list_box);
+  split_->setObjectName("splitChooser");
+  split_->setToolTip(tr("The split whose images are listed"));
+  images_ = new QTreeWidget(list_box);
   images_->setObjectName("imageList");
+  images_->setRootIsDecorated(false);
+  images_->setUniformRowHeights(true);
+  images_->setHeaderLabels({tr("File"), tr("Status"), tr("Boxes")});
+  images_->header()->setStretchLastSection(false);
+  images_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  images_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  images_->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  ll->addWidget(split_);
+  ll->addWidget(images_, 1);
   viewer_ = new BoxImageView(browser);
   viewer_->setObjectName("imageViewer");
   viewer_->setMessage(tr("Open a data.yaml to browse its images with their ground-truth boxes."));
@@ -104,14 +117,21 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   connect(rescan, &QPushButton::clicked, this, [this] {
     if (!yaml_.isEmpty()) openDataset(yaml_);
   });
-  connect(images_, &QListWidget::currentTextChanged, this, [this](const QString& p) {
-    if (!p.isEmpty()) showImage(p);
+  connect(images_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    const QString p = item ? item->data(0, Qt::UserRole).toString() : QString();
+    if (p.isEmpty()) return;
+    showImage(p);
+    Q_EMIT imageSelected(p);
   });
+  connect(split_, &QComboBox::currentTextChanged, this, [this](const QString& name) { showSplit(name); });
   connect(report_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
     QString file = item->data(0, Qt::UserRole).toString();
-    if (file.isEmpty()) return;
-    if (file.endsWith(".txt")) file = imagePathForLabel(file);
-    if (!file.isEmpty()) showImage(file);
+    if (file.isEmpty() || !listing_) return;
+    if (const ywb::ListedImage* img = listing_->findByLabel(file.toStdString()))
+      file = QString::fromStdString(img->image);
+    else if (!listing_->findByImage(file.toStdString()))
+      return;  // an orphan label file: no image to show
+    showImage(file);
   });
 }
 
@@ -202,15 +222,17 @@ void DatasetTab::openDataset(const QString& yaml) {
     scan.generation = gen;
     scan.yaml = path;
     try {
-      scan.report = ywb::checkDataset(path.toStdString(), 2);
-      scan.train_images = splitImages(scan.report.config.train);
-      for (const QString& img : scan.train_images) {
-        for (const LabelRow& r : readLabelRows(labelPathFor(img))) {
-          if (scan.box_w.size() >= 20000) break;
-          scan.box_w << r.w;
-          scan.box_h << r.h;
-        }
+      auto listing = std::make_shared<ywb::DatasetListing>(ywb::listDataset(path.toStdString(), 2));
+      for (const ywb::SplitListing& s : listing->splits) {
+        if (s.split != "train") continue;
+        for (const ywb::ListedImage& img : s.images)
+          for (const ywb::ListedBox& b : img.boxes) {
+            if (scan.box_w.size() >= 20000) break;
+            scan.box_w << b.w;
+            scan.box_h << b.h;
+          }
       }
+      scan.listing = std::move(listing);
     } catch (const std::exception& e) {
       scan.error = QString::fromUtf8(e.what());
     }
@@ -235,7 +257,8 @@ void DatasetTab::showScan(const Scan& scan) {
     return;
   }
   rememberRecent(scan.yaml);
-  const ywb::DatasetReport& r = scan.report;
+  listing_ = scan.listing;
+  const ywb::DatasetReport& r = listing_->report;
   names_.clear();
   for (const auto& n : r.config.names) names_ << QString::fromStdString(n);
   int problems = 0;
@@ -274,40 +297,61 @@ void DatasetTab::showScan(const Scan& scan) {
                         .arg(r.ok() ? QString() : tr("  (not ready for training)")));
 
   // class histogram of the train split
-  histogram_->clearPlottables();
-  histogram_->clearItems();
-  if (!r.splits.empty()) {
-    auto* bars = new QCPBars(histogram_->xAxis, histogram_->yAxis);
-    bars->setBrush(QColor(0x4f, 0xc3, 0xf7, 180));
-    bars->setPen(Qt::NoPen);
-    QVector<double> keys, values;
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const auto& pc = r.splits.front().per_class;
-    for (int c = 0; c < int(pc.size()); ++c) {
-      keys << c;
-      values << pc[size_t(c)];
-      ticker->addTick(c, c < names_.size() ? names_[c] : QString::number(c));
-    }
-    bars->setData(keys, values);
-    histogram_->xAxis->setTicker(ticker);
-    histogram_->xAxis->setTickLabelRotation(keys.size() > 8 ? 60 : 0);
-    histogram_->rescaleAxes();
-    histogram_->xAxis->setRange(-0.7, std::max(1.0, double(keys.size()) - 0.3));
-    histogram_->yAxis->setRangeLower(0);
-    histogram_->yAxis->setRangeUpper(histogram_->yAxis->range().upper * 1.1 + 1);
-    histogram_->replot(QCustomPlot::rpQueuedReplot);
-  }
+  QVector<int> per_class;
+  if (!r.splits.empty())
+    for (int c : r.splits.front().per_class) per_class << c;
+  histogram_->setCounts(names_, per_class);
   scatter_->graph(0)->setData(scan.box_w, scan.box_h);
   scatter_->xAxis->setRange(0, 1);
   scatter_->yAxis->setRange(0, 1);
   scatter_->replot(QCustomPlot::rpQueuedReplot);
 
-  images_->clear();
-  images_->addItems(scan.train_images);
-  if (!scan.train_images.isEmpty()) images_->setCurrentRow(0);
+  {
+    const QSignalBlocker block(split_);
+    split_->clear();
+    for (const ywb::SplitListing& sl : listing_->splits) split_->addItem(QString::fromStdString(sl.split));
+  }
+  if (!listing_->splits.empty()) showSplit(QString::fromStdString(listing_->splits.front().split));
   Q_EMIT logLine(tr("Dataset %1 scanned: %2 problem(s)").arg(scan.yaml).arg(problems));
   Q_EMIT datasetOpened(scan.yaml);
   Q_EMIT datasetScanned(r.ok());
+}
+
+bool DatasetTab::showSplit(const QString& split) {
+  if (!listing_) return false;
+  for (const ywb::SplitListing& s : listing_->splits) {
+    if (QString::fromStdString(s.split) != split) continue;
+    const QSignalBlocker block(split_);
+    split_->setCurrentText(split);
+    fillImages(s);
+    return true;
+  }
+  return false;
+}
+
+void DatasetTab::fillImages(const ywb::SplitListing& split) {
+  images_->clear();
+  QList<QTreeWidgetItem*> items;
+  items.reserve(int(split.images.size()));
+  for (const ywb::ListedImage& img : split.images) {
+    const QString path = QString::fromStdString(img.image);
+    const QString status = QString::fromUtf8(ywb::imageStatusName(img.status));
+    auto* it =
+        new QTreeWidgetItem({QString::fromStdString(img.name), status, QString::number(img.boxes.size())});
+    it->setData(0, Qt::UserRole, path);
+    it->setToolTip(0, path);
+    it->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+    if (img.status == ywb::ImageStatus::Problem) {
+      it->setForeground(1, QColor(0xe5, 0x73, 0x73));
+      it->setToolTip(1, QString::fromStdString(img.problem));
+    } else if (img.status == ywb::ImageStatus::Background) {
+      it->setForeground(1, QColor(0x9e, 0x9e, 0x9e));
+      it->setToolTip(1, tr("no boxes: trained on as background"));
+    }
+    items << it;
+  }
+  images_->addTopLevelItems(items);
+  if (!items.isEmpty()) images_->setCurrentItem(items.front());
 }
 
 void DatasetTab::showImage(const QString& path) {
@@ -317,11 +361,14 @@ void DatasetTab::showImage(const QString& path) {
     return;
   }
   QVector<ViewBox> boxes;
-  for (const LabelRow& r : readLabelRows(labelPathFor(path))) {
-    const QRectF rect((r.cx - r.w / 2) * img.width(), (r.cy - r.h / 2) * img.height(), r.w * img.width(),
-                      r.h * img.height());
-    boxes << ViewBox{rect, r.cls < names_.size() ? names_[r.cls] : QString::number(r.cls),
-                     BoxImageView::classColor(r.cls), false};
+  const ywb::ListedImage* listed = listing_ ? listing_->findByImage(path.toStdString()) : nullptr;
+  if (listed) {
+    for (const ywb::ListedBox& b : listed->boxes) {
+      const QRectF rect((b.cx - b.w / 2) * img.width(), (b.cy - b.h / 2) * img.height(), b.w * img.width(),
+                        b.h * img.height());
+      boxes << ViewBox{rect, b.cls < names_.size() ? names_[b.cls] : QString::number(b.cls),
+                       BoxImageView::classColor(b.cls), false};
+    }
   }
   viewer_->setImage(img, boxes);
   viewer_->setToolTip(path);

@@ -1,21 +1,23 @@
 // The Dataset tab: open a data.yaml (recent ones remembered) or create one from a folder, the scan report
 // with every problem (double-click opens the image), the class histogram, a box width/height scatter and an
-// image browser with ground-truth boxes. Thread rules: GUI thread; the scan and the label statistics run on a
-// worker thread and report back queued.
+// image browser (per split: file name, status, box count) with ground-truth boxes. Everything comes from the
+// engine's listing (ywb::listDataset: its own scan, path rule and label parser). Thread rules: GUI thread;
+// the scan runs on a worker thread and reports back queued.
 #pragma once
 #include <QStringList>
 #include <QWidget>
+#include <memory>
 
-#include "ywb/dataset.h"
+#include "ywb/dataset_listing.h"
 
 class QComboBox;
 class QLabel;
-class QListWidget;
 class QTreeWidget;
 
 namespace ywb::gui {
 
 class BoxImageView;
+class ClassHistogram;
 class MetricChart;
 
 class DatasetTab : public QWidget {
@@ -31,7 +33,11 @@ class DatasetTab : public QWidget {
   /// Shows one image of the dataset with its ground-truth boxes.
   void showImage(const QString& path);
   QTreeWidget* report() const { return report_; }
-  QListWidget* images() const { return images_; }
+  /// The images of the selected split: columns file (relative to the split), status, boxes.
+  QTreeWidget* images() const { return images_; }
+  ClassHistogram* histogram() const { return histogram_; }
+  /// Shows the images of split "train", "val" or "test" in the image list (false when not in the dataset).
+  bool showSplit(const QString& split);
   BoxImageView* viewer() const { return viewer_; }
 
  Q_SIGNALS:
@@ -39,6 +45,8 @@ class DatasetTab : public QWidget {
   /// After createFromFolder: ok with the data.yaml path, or not ok with the engine's message.
   void datasetCreated(bool ok, const QString& yaml_or_error);
   void datasetScanned(bool ok);
+  /// The image selected in the image list (its path).
+  void imageSelected(const QString& path);
   void logLine(const QString& line);
 
  private:
@@ -47,15 +55,18 @@ class DatasetTab : public QWidget {
   void chooseFolder();
   void showScan(const Scan& scan);
   void rememberRecent(const QString& yaml);
+  void fillImages(const ywb::SplitListing& split);
 
   QString yaml_;
   QStringList names_;
   QComboBox* recent_ = nullptr;
   QLabel* summary_ = nullptr;
   QTreeWidget* report_ = nullptr;
-  MetricChart* histogram_ = nullptr;
+  ClassHistogram* histogram_ = nullptr;
   MetricChart* scatter_ = nullptr;
-  QListWidget* images_ = nullptr;
+  QComboBox* split_ = nullptr;
+  QTreeWidget* images_ = nullptr;
+  std::shared_ptr<const ywb::DatasetListing> listing_;
   BoxImageView* viewer_ = nullptr;
   int generation_ = 0;  // ignores results of a scan superseded by a newer one
 };

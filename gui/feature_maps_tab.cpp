@@ -1,5 +1,7 @@
 #include "feature_maps_tab.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -13,9 +15,11 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QThread>
+#include <QTime>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <cmath>
+#include <utility>
 
 #include "ywb/model_loading.h"
 
@@ -41,6 +45,7 @@ struct FeatureMapsTab::Result {
   std::shared_ptr<ywb::ModelHandle> model;
   ywb::FeatureMap map;
   int layers = 0;
+  std::vector<ywb::ModelLayerRow> table;
 };
 
 FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
@@ -54,9 +59,10 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   image_->setObjectName("fmImage");
   auto* wb = new QPushButton(tr("Browse..."), this);
   auto* ib = new QPushButton(tr("Browse..."), this);
-  layer_ = new QSpinBox(this);
-  layer_->setRange(0, 21);
-  layer_->setPrefix(tr("layer "));
+  layer_ = new QComboBox(this);
+  layer_->setObjectName("fmLayer");
+  layer_->setMinimumContentsLength(22);
+  layer_->setToolTip(tr("Layer: index, module and output shape (channels x height x width) at the imgsz"));
   imgsz_ = new QSpinBox(this);
   imgsz_->setRange(32, 1280);
   imgsz_->setSingleStep(32);
@@ -64,6 +70,13 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   imgsz_->setPrefix(tr("imgsz "));
   auto* show = new QPushButton(tr("Show"), this);
   show->setObjectName("fmShow");
+  follow_ = new QCheckBox(tr("Follow training"), this);
+  follow_->setObjectName("fmFollow");
+  follow_->setToolTip(
+      tr("While a run trains in this window, show the maps of its current EMA weights, "
+         "refreshed every few seconds"));
+  follow_timer_ = new QTimer(this);
+  follow_timer_->setInterval(3000);
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(wb, 0, 2);
@@ -72,7 +85,8 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(image_, 1, 1);
   grid->addWidget(ib, 1, 2);
   grid->addWidget(imgsz_, 1, 3);
-  grid->addWidget(show, 0, 4, 2, 1);
+  grid->addWidget(show, 0, 4);
+  grid->addWidget(follow_, 1, 4);
   grid->setColumnStretch(1, 1);
   layout->addLayout(grid);
   status_ = new QLabel(tr("Pick an image and a layer."), this);
@@ -109,7 +123,22 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
     if (!p.isEmpty()) setImage(p);
   });
   connect(show, &QPushButton::clicked, this, &FeatureMapsTab::compute);
-  connect(layer_, &QSpinBox::valueChanged, this, &FeatureMapsTab::compute);
+  connect(layer_, &QComboBox::activated, this, [this] {
+    wanted_layer_ = layer_->currentData().toInt();
+    compute();
+  });
+  connect(imgsz_, &QSpinBox::valueChanged, this, [this] { fillLayers(); });
+  connect(follow_timer_, &QTimer::timeout, this, &FeatureMapsTab::followTick);
+  connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) {
+      follow_timer_->start();
+      followTick();
+    } else {
+      follow_timer_->stop();
+      snapshot_.reset();
+    }
+  });
+  connect(weights_, &QLineEdit::editingFinished, this, &FeatureMapsTab::loadLayersAsync);
 }
 
 FeatureMapsTab::~FeatureMapsTab() = default;
@@ -122,7 +151,9 @@ void FeatureMapsTab::showMosaic() {
 
 void FeatureMapsTab::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  QTimer::singleShot(0, this, &FeatureMapsTab::showMosaic);  // after the layout has sized the view
+  QTimer::singleShot(0, this, &FeatureMapsTab::showMosaic);
+  if (layer_->count() == 0)
+    loadLayersAsync();  // the layer list of the current model  // after the layout has sized the view
 }
 
 void FeatureMapsTab::resizeEvent(QResizeEvent* event) {
@@ -132,16 +163,108 @@ void FeatureMapsTab::resizeEvent(QResizeEvent* event) {
 
 void FeatureMapsTab::setWeights(const QString& path) {
   weights_->setText(path);
+  loadLayersAsync();
 }
 void FeatureMapsTab::setImage(const QString& path) {
   image_->setText(path);
 }
 void FeatureMapsTab::setLayer(int layer) {
-  layer_->setValue(layer);
+  wanted_layer_ = layer;
+  const int i = layer_->findData(layer);
+  if (i >= 0) layer_->setCurrentIndex(i);
+  compute();
+}
+
+void FeatureMapsTab::setSnapshotSource(std::function<bool()> request,
+                                       std::function<std::shared_ptr<ywb::ModelHandle>()> latest) {
+  snapshot_request_ = std::move(request);
+  snapshot_latest_ = std::move(latest);
+}
+
+void FeatureMapsTab::setFollowTraining(bool on, int interval_ms) {
+  follow_timer_->setInterval(interval_ms);
+  follow_->setChecked(on);
+}
+
+void FeatureMapsTab::followTick() {
+  if (!snapshot_request_ || !snapshot_latest_) return;
+  // Take the copy asked for at the previous tick (the trainer makes it after its next step), ask for the
+  // next one, and show the maps when it is new. Nothing heavy here: the maps are computed on a worker.
+  std::shared_ptr<ywb::ModelHandle> latest = snapshot_latest_();
+  const bool running = snapshot_request_();
+  if (!running && !latest) {
+    status_->setText(tr("Follow training: no run is training in this window."));
+    return;
+  }
+  if (!latest || latest == snapshot_ || busy_) return;
+  snapshot_ = std::move(latest);
+  compute();
+}
+
+void FeatureMapsTab::fillLayers() {
+  const QSignalBlocker block(layer_);
+  layer_->clear();
+  const int imgsz = imgsz_->value();
+  for (const ywb::ModelLayerRow& row : table_) {
+    if (row.module == "Detect") continue;  // the head is not tappable
+    layer_->addItem(QString("%1  %2  %3")
+                        .arg(row.index)
+                        .arg(QString::fromStdString(row.module))
+                        .arg(QString::fromStdString(ywb::layerOutputShape(row, imgsz))),
+                    row.index);
+  }
+  const int i = layer_->findData(wanted_layer_);
+  layer_->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+void FeatureMapsTab::loadLayersAsync() {
+  // The layer list needs the model: load it now (the image may come later); compute() reuses it.
+  const QString weights = weights_->text();
+  const QString key = weights.isEmpty()
+                          ? "yaml:" + model_yaml_
+                          : weights + "@" + QFileInfo(weights).lastModified().toString(Qt::ISODateWithMs);
+  if (key == model_key_ || busy_) return;
+  busy_ = true;
+  QPointer<FeatureMapsTab> self(this);
+  QThread* t = QThread::create([self, key, weights, yaml = model_yaml_] {
+    Result r;
+    r.key = key;
+    try {
+      r.model = weights.isEmpty()
+                    ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
+                    : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString()));
+      r.table = r.model->layerTable();
+    } catch (const std::exception& e) {
+      r.error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(
+        self,
+        [self, r] {
+          if (!self) return;
+          self->busy_ = false;
+          if (!r.error.isEmpty()) {
+            self->status_->setText(tr("Feature maps failed: %1").arg(r.error));
+            Q_EMIT self->logLine(self->status_->text());
+          } else {
+            self->model_ = r.model;
+            self->model_key_ = r.key;
+            self->table_ = r.table;
+            self->fillLayers();
+          }
+          if (std::exchange(self->pending_, false)) self->compute();
+        },
+        Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
 }
 
 void FeatureMapsTab::compute() {
-  if (busy_ || image_->text().isEmpty()) return;
+  if (busy_) {
+    pending_ = true;  // computed when the model load or computation under way finishes
+    return;
+  }
+  if (image_->text().isEmpty()) return;
   QImage img(image_->text());
   if (img.isNull()) {
     status_->setText(tr("Cannot read %1").arg(image_->text()));
@@ -150,11 +273,16 @@ void FeatureMapsTab::compute() {
   busy_ = true;
   status_->setText(tr("Computing..."));
   const QString weights = weights_->text();
-  const QString key = weights.isEmpty()
-                          ? "yaml:" + model_yaml_
-                          : weights + "@" + QFileInfo(weights).lastModified().toString(Qt::ISODateWithMs);
+  QString key = weights.isEmpty()
+                    ? "yaml:" + model_yaml_
+                    : weights + "@" + QFileInfo(weights).lastModified().toString(Qt::ISODateWithMs);
   std::shared_ptr<ywb::ModelHandle> cached = key == model_key_ ? model_ : nullptr;
-  const int layer = layer_->value(), imgsz = imgsz_->value();
+  const bool from_snapshot = follow_->isChecked() && snapshot_;
+  if (from_snapshot) {
+    key = QString("ema-snapshot@%1").arg(quintptr(snapshot_.get()));
+    cached = snapshot_;
+  }
+  const int layer = layer_->count() ? layer_->currentData().toInt() : wanted_layer_, imgsz = imgsz_->value();
   QPointer<FeatureMapsTab> self(this);
   QThread* t = QThread::create([self, cached, key, weights, yaml = model_yaml_, img, layer, imgsz] {
     Result r;
@@ -167,6 +295,7 @@ void FeatureMapsTab::compute() {
                       : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString()));
       }
       r.layers = r.model->tappableLayers();
+      r.table = r.model->layerTable();
       const QImage rgb = img.convertToFormat(QImage::Format_RGB888);
       ywb::RgbView in;
       in.width = rgb.width();
@@ -191,17 +320,21 @@ void FeatureMapsTab::compute() {
 
 void FeatureMapsTab::showResult(const Result& r) {
   busy_ = false;
+  if (std::exchange(pending_, false)) QTimer::singleShot(0, this, &FeatureMapsTab::compute);
   if (!r.error.isEmpty()) {
     status_->setText(tr("Feature maps failed: %1").arg(r.error));
     Q_EMIT logLine(status_->text());
     Q_EMIT shown(false);
     return;
   }
-  model_ = r.model;
-  model_key_ = r.key;
-  {
-    const QSignalBlocker block(layer_);
-    layer_->setMaximum(std::max(0, r.layers - 1));
+  if (r.key != model_key_) {
+    model_ = r.model;
+    model_key_ = r.key;
+  }
+  if (layer_->count() == 0 || r.table.size() != table_.size()) {  // a new model: its layers
+    table_ = r.table;
+    wanted_layer_ = r.map.layer;
+    fillLayers();
   }
   const ywb::FeatureMap& m = r.map;
   const int shown_channels = std::min(m.channels, kMaxChannels);
@@ -234,7 +367,11 @@ void FeatureMapsTab::showResult(const Result& r) {
   }
   view_->setPixmap(
       QPixmap::fromImage(mosaic_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::FastTransformation));
+  const bool from_snapshot = r.key.startsWith("ema-snapshot@");
+  snapshots_shown_ += from_snapshot;
   status_->setText(
+      (from_snapshot ? tr("EMA weights of the running training, %1: ").arg(QTime::currentTime().toString())
+                     : QString()) +
       tr("Layer %1 (%2): %3 channels of %4x%5%6; each tile scaled to its own min..max")
           .arg(m.layer)
           .arg(QString::fromStdString(m.module))

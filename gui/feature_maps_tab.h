@@ -1,13 +1,22 @@
-// The Feature maps tab: pick weights (a run's checkpoint: its EMA weights), an image and a layer; see the
+// The Feature maps tab: pick weights (a run's checkpoint: its EMA weights), an image and a layer from the
+// model's layer table ("9  SPPF  256x20x20": index, module, output shape at the chosen imgsz); see the
 // layer's channels as a grid of heatmaps with per-channel statistics. The model loads and runs on a worker
 // thread; the loaded model is kept for the next request with the same weights.
+// "Follow training" refreshes the maps every few seconds from a copy of the running trainer's EMA weights
+// (handed over by the engine, see ywb::Trainer::requestEmaSnapshot), computed on a worker thread.
 // Thread rules: GUI thread; the model handle is only used by one worker at a time (busy flag).
 #pragma once
 #include <QImage>
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <vector>
 
+#include "ywb/model_info.h"
+
+class QCheckBox;
 class QComboBox;
+class QTimer;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -29,6 +38,16 @@ class FeatureMapsTab : public QWidget {
   /// Model YAML used when no weights are given (random initialisation).
   void setModelYaml(const QString& yaml) { model_yaml_ = yaml; }
   void setLayer(int layer);
+  /// Where "follow training" gets EMA weights: `request` asks for a fresh copy (false: no run in this
+  /// process), `latest` returns the newest copy (nullptr: none yet).
+  void setSnapshotSource(std::function<bool()> request,
+                         std::function<std::shared_ptr<ywb::ModelHandle>()> latest);
+  /// Turns "follow training" on or off; `interval_ms` is the refresh period (default 3 s).
+  void setFollowTraining(bool on, int interval_ms = 3000);
+  /// Maps shown from EMA snapshots so far.
+  int snapshotsShown() const { return snapshots_shown_; }
+  /// The layer chooser: one entry per tappable layer, its index in Qt::UserRole.
+  QComboBox* layers() const { return layer_; }
   /// Computes and shows the maps (asynchronous; `shown` follows).
   void compute();
   const QImage& mosaic() const { return mosaic_; }
@@ -45,11 +64,15 @@ class FeatureMapsTab : public QWidget {
  private:
   struct Result;
   void showResult(const Result& r);
+  void fillLayers();
+  void followTick();
+  void loadLayersAsync();
   void showMosaic();
 
   QLineEdit* weights_ = nullptr;
   QLineEdit* image_ = nullptr;
-  QSpinBox* layer_ = nullptr;
+  QComboBox* layer_ = nullptr;
+  int wanted_layer_ = 0;  // kept while the list is being (re)filled
   QSpinBox* imgsz_ = nullptr;
   QLabel* view_ = nullptr;
   QLabel* status_ = nullptr;
@@ -57,8 +80,16 @@ class FeatureMapsTab : public QWidget {
   QImage mosaic_;
   QString model_yaml_ = "yolov8n.yaml";
   std::shared_ptr<ywb::ModelHandle> model_;
+  std::vector<ywb::ModelLayerRow> table_;  // the loaded model's layers
   QString model_key_;
   bool busy_ = false;
+  bool pending_ = false;  // compute() was asked for while busy
+  QCheckBox* follow_ = nullptr;
+  QTimer* follow_timer_ = nullptr;
+  std::function<bool()> snapshot_request_;
+  std::function<std::shared_ptr<ywb::ModelHandle>()> snapshot_latest_;
+  std::shared_ptr<ywb::ModelHandle> snapshot_;  // the EMA copy shown (or being computed)
+  int snapshots_shown_ = 0;
 };
 
 }  // namespace ywb::gui

@@ -4,13 +4,15 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
+#include <QThread>
 
 #include "augmentation_tab.h"
 #include "dataset_tab.h"
@@ -18,12 +20,14 @@
 #include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "log_view.h"
+#include "opened_path.h"
 #include "predictions_tab.h"
 #include "runs_tab.h"
 #include "system_panel.h"
 #include "theme.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/quick_start.h"
 #include "ywb/version.h"
 
 namespace ywb::gui {
@@ -77,15 +81,121 @@ void MainWindow::buildTabs() {
     predictions_->setDataset(QString::fromStdString(a.data));
     features_->setModelYaml(QString::fromStdString(a.model));
   });
-  connect(dataset_->images(), &QListWidget::currentTextChanged, features_, &FeatureMapsTab::setImage);
+  connect(dataset_, &DatasetTab::imageSelected, features_, &FeatureMapsTab::setImage);
+  // "Follow training" in Feature maps: EMA copies from the run training in this window.
+  TrainingController* ctl = training_->controller();
+  features_->setSnapshotSource([ctl] { return ctl->requestEmaSnapshot(); },
+                               [ctl] { return ctl->emaSnapshot(); });
   connect(training_, &TrainingTab::runFinished, this, [this](const QString& dir) {
     runs_->setRunsFolder(QFileInfo(dir).absolutePath());
-    const QString best = dir + "/weights/best.safetensors", last = dir + "/weights/last.safetensors";
-    const QString weights = QFileInfo::exists(best) ? best : last;
-    predictions_->setWeights(weights);
-    export_->setWeights(weights);
-    features_->setWeights(last);  // the checkpoint's EMA weights
+    showRunWeights(dir);
   });
+}
+
+void MainWindow::showRunWeights(const QString& dir) {
+  const QString best = dir + "/weights/best.safetensors", last = dir + "/weights/last.safetensors";
+  if (!QFileInfo::exists(last) && !QFileInfo::exists(best)) return;
+  const QString weights = QFileInfo::exists(best) ? best : last;
+  predictions_->setWeights(weights);
+  export_->setWeights(weights);
+  features_->setWeights(QFileInfo::exists(last) ? last : best);  // the checkpoint's EMA weights
+}
+
+bool MainWindow::openPath(const QString& path) {
+  const OpenedPath o = classifyPath(path);
+  QString done;
+  switch (o.kind) {
+    case OpenedPath::Dataset:
+      dataset_->openDataset(o.path);
+      tabs_->setCurrentWidget(dataset_);
+      done = tr("Opening dataset %1").arg(o.path);
+      break;
+    case OpenedPath::Run: {
+      const QString name = QFileInfo(o.path).fileName();
+      runs_->setRunsFolder(QFileInfo(o.path).absolutePath());
+      for (int row = 0; row < runs_->table()->rowCount(); ++row) {
+        const QTableWidgetItem* item = runs_->table()->item(row, 0);
+        if (item && item->text() == name) runs_->table()->selectRow(row);
+      }
+      showRunWeights(o.path);
+      tabs_->setCurrentWidget(runs_);
+      done = tr("Opened run %1").arg(o.path);
+      break;
+    }
+    case OpenedPath::Weights:
+      predictions_->setWeights(o.path);
+      export_->setWeights(o.path);
+      features_->setWeights(o.path);
+      tabs_->setCurrentWidget(predictions_);
+      done = tr("Opened weights %1 (Predictions, Feature maps, Export)").arg(o.path);
+      break;
+    case OpenedPath::Hyperparameters: {
+      QString error;
+      if (!hyper_->loadYaml(o.path, &error)) {
+        done = tr("Could not open %1: %2").arg(o.path, error);
+        log_->appendLine(done);
+        statusBar()->showMessage(done);
+        return false;
+      }
+      tabs_->setCurrentWidget(hyper_);
+      done = tr("Opened training arguments %1").arg(o.path);
+      break;
+    }
+    case OpenedPath::Unknown:
+      log_->appendLine(tr("Could not open: %1").arg(o.message));
+      statusBar()->showMessage(tr("Could not open: %1").arg(o.message));
+      return false;
+  }
+  log_->appendLine(done);
+  statusBar()->showMessage(done);
+  return true;
+}
+
+void MainWindow::startQuickStart(const QString& dataset_folder) {
+  const ywb::QuickStart q =
+      dataset_folder.isEmpty() ? ywb::quickStart() : ywb::quickStart(dataset_folder.toStdString());
+  hyper_->setArgs(q.train);
+  const QString yaml = QFileInfo(QString::fromStdString(q.train.data)).absoluteFilePath();
+  if (QFileInfo::exists(yaml)) return openQuickStartDataset(yaml);
+  const QString msg = tr("Quick start: generating the shapes dataset in %1 ...")
+                          .arg(QFileInfo(QString::fromStdString(q.dataset.out)).absoluteFilePath());
+  log_->appendLine(msg);
+  statusBar()->showMessage(msg);
+  QPointer<MainWindow> self(this);
+  QThread* t = QThread::create([self, q, yaml] {
+    QString error;
+    try {
+      ywb::synthesizeDataset(q.dataset);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(
+        self,
+        [self, yaml, error] {
+          if (!self) return;
+          if (error.isEmpty()) return self->openQuickStartDataset(yaml);
+          const QString line = tr("Quick start: could not generate the dataset: %1").arg(error);
+          self->log_->appendLine(line);
+          self->statusBar()->showMessage(line);
+        },
+        Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+void MainWindow::openQuickStartDataset(const QString& yaml) {
+  dataset_->openDataset(yaml);
+  tabs_->setCurrentWidget(training_);
+  const ywb::TrainArgs a = hyper_->args();
+  const QString line = tr("Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the "
+                          "Training tab (about 4 minutes on 2 CPU cores)")
+                           .arg(QString::fromStdString(a.model))
+                           .arg(a.epochs)
+                           .arg(a.imgsz)
+                           .arg(yaml);
+  log_->appendLine(line);
+  statusBar()->showMessage(line);
 }
 
 void MainWindow::buildDocks() {

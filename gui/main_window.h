@@ -34,6 +34,14 @@ class MainWindow : public QMainWindow {
   FeatureMapsTab* featureMaps() const { return features_; }
   PredictionsTab* predictions() const { return predictions_; }
   ExportTab* exporter() const { return export_; }
+  /// Opens what `path` is (see classifyPath): a data.yaml in the Dataset tab (and as `data`), a run folder
+  /// in the Runs tab with its weights, weights in Predictions/Feature maps/Export, or training arguments in
+  /// the Hyperparameters tab. Anything else is a message in the log and the status bar. False then.
+  bool openPath(const QString& path);
+  /// The quick start (ywb::quickStart's settings): generates the shapes dataset when missing (off the GUI
+  /// thread), opens it, fills in the training arguments and shows the Training tab, ready to press Start.
+  /// `dataset_folder` empty = the quick start's own folder (datasets/shapes-quick under the working folder).
+  void startQuickStart(const QString& dataset_folder = QString());
   /// Remembers the window geometry, dock layout and splitter positions (QSettings); also done on close.
   void saveLayout();
 
@@ -45,6 +53,8 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void buildMenus();
   void restoreLayout();
+  void showRunWeights(const QString& run_dir);
+  void openQuickStartDataset(const QString& yaml);
 
   QTabWidget* tabs_ = nullptr;
   SystemPanel* system_ = nullptr;

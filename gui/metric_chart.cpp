@@ -36,10 +36,27 @@ MetricChart::MetricChart(const QString& title, const QString& x_label, const QSt
   plotLayout()->addElement(0, 0, title_);
   xAxis->setLabel(x_label);
   yAxis->setLabel(y_label);
-  legend->setVisible(true);
+  // The legend in a row of its own under the axis rect, entries side by side: it never hides a curve.
   legend->setFont(QFont(font().family(), 7));
-  legend->setRowSpacing(-3);
-  axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  legend->setRowSpacing(0);
+  legend->setColumnSpacing(8);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(3);  // more entries per row get cut in a quarter-width chart at 1280 px
+  legend->setMargins(QMargins(4, 1, 4, 1));
+  axisRect()->insetLayout()->take(legend);
+  plotLayout()->addElement(2, 0, legend);
+  plotLayout()->setRowStretchFactor(2, 0.001);
+  setLegendShown(true);
+  note_ = new QCPItemText(this);
+  note_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  note_->position->setCoords(0.99, 0.02);
+  note_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  note_->setFont(QFont(font().family(), 7));
+  note_->setColor(QColor(0xb0, 0xbe, 0xc5));
+  note_->setBrush(QColor(0x1a, 0x1d, 0x23, 200));
+  note_->setVisible(false);
+  // Marker labels are placed for the laid-out plot, before it is drawn (so a resize never cuts one).
+  connect(this, &QCustomPlot::afterLayout, this, &MetricChart::placeMarkerLabels);
   styleDark(this);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }
@@ -82,6 +99,46 @@ void MetricChart::addMarker(double x, const QString& label) {
   dirty_ = true;
 }
 
+void MetricChart::setLegendShown(bool shown) {
+  legend->setVisible(shown);
+  // An invisible element keeps its row's minimum height; the row is emptied instead.
+  if (!shown && plotLayout()->hasElement(2, 0)) {
+    plotLayout()->take(legend);
+    plotLayout()->simplify();
+  } else if (shown && !plotLayout()->hasElement(2, 0)) {
+    plotLayout()->addElement(2, 0, legend);
+    plotLayout()->setRowStretchFactor(2, 0.001);
+  }
+}
+
+void MetricChart::setNote(const QString& text) {
+  if (note_->text() == text && note_->visible() == !text.isEmpty()) return;
+  note_->setText(text);
+  note_->setVisible(!text.isEmpty());
+  dirty_ = true;
+}
+
+QString MetricChart::note() const {
+  return note_->visible() ? note_->text() : QString();
+}
+
+QRectF MetricChart::markerLabelRect(int i) const {
+  QCPItemText* t = marker_labels_.value(i);
+  if (!t) return {};
+  return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+}
+
+void MetricChart::placeMarkerLabels() {
+  // A label reads to the right of its line unless that would cross the plot's right edge: then to the left.
+  const QFontMetrics fm(QFont(font().family(), 7));
+  const double right = axisRect()->right();
+  for (QCPItemText* t : marker_labels_) {
+    const double x = xAxis->coordToPixel(t->position->coords().x());
+    const double w = fm.horizontalAdvance(t->text()) + 2 * t->padding().left() + 4;
+    t->setPositionAlignment((x + w > right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+  }
+}
+
 void MetricChart::refresh() {
   if (!dirty_) return;
   dirty_ = false;
@@ -113,6 +170,7 @@ void MetricChart::clearData() {
   for (auto* t : marker_labels_) removeItem(t);
   markers_.clear();
   marker_labels_.clear();
+  setNote(QString());
   dirty_ = true;
   replot(QCustomPlot::rpQueuedReplot);
 }

@@ -1,4 +1,6 @@
 // A QCustomPlot styled for the dark theme with named series, vertical event markers and PNG/PDF export.
+// The legend sits in its own row under the plot (never over the curves); marker labels stay inside the plot;
+// a note (one line of text, top right inside the plot) explains what the series show when that needs words.
 // Thread rules: GUI thread only.
 #pragma once
 #include <qcustomplot.h>
@@ -19,8 +21,15 @@ class MetricChart : public QCustomPlot {
   void addMarker(double x, const QString& label);
   /// Rescales the axes to the data and replots (queued). Keeps y >= 0 when all data is.
   void refresh();
-  /// Removes every point and marker.
+  /// Removes every point and marker (and the note).
   void clearData();
+  /// Sets the note shown at the top right inside the plot ("" hides it).
+  void setNote(const QString& text);
+  QString note() const;
+  /// Shows or hides the legend row under the plot (hidden, it takes no space).
+  void setLegendShown(bool shown);
+  /// The rectangle of marker label i in widget pixels (as last laid out).
+  QRectF markerLabelRect(int i) const;
   /// The markers so far: x and label, in the order added.
   QList<QPair<double, QString>> markers() const;
   /// Points in series i.
@@ -29,7 +38,10 @@ class MetricChart : public QCustomPlot {
   static void styleDark(QCustomPlot* plot);
 
  private:
+  void placeMarkerLabels();
+
   QCPTextElement* title_ = nullptr;
+  QCPItemText* note_ = nullptr;
   QList<QCPItemStraightLine*> markers_;
   QList<QCPItemText*> marker_labels_;
   bool dirty_ = false;

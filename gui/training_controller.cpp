@@ -162,6 +162,16 @@ void TrainingController::requestStop() {
   }
 }
 
+bool TrainingController::requestEmaSnapshot() {
+  if (!trainer_ || !running_ || cli_run_) return false;
+  trainer_->requestEmaSnapshot();
+  return true;
+}
+
+std::shared_ptr<ywb::ModelHandle> TrainingController::emaSnapshot() const {
+  return trainer_ && !cli_run_ ? trainer_->emaSnapshot() : nullptr;
+}
+
 std::vector<ywb::StepMetrics> TrainingController::takeSteps() {
   std::vector<ywb::StepMetrics> out;
   std::lock_guard<std::mutex> lock(mutex_);

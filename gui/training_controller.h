@@ -18,8 +18,9 @@
 class QThread;
 
 namespace ywb {
+class ModelHandle;
 class Trainer;
-}
+}  // namespace ywb
 
 namespace ywb::gui {
 
@@ -44,6 +45,11 @@ class TrainingController : public QObject {
   /// The ywb executable for multi-rank runs (default: CliTrainingRun::findCli()).
   void setCliPath(const QString& path) { cli_path_ = path; }
   bool paused() const { return paused_; }
+  /// Asks the in-process trainer for a copy of its EMA weights after the current step (see
+  /// ywb::Trainer::requestEmaSnapshot); false when none runs here (idle, or a multi-rank run).
+  bool requestEmaSnapshot();
+  /// The latest EMA copy of the current run (nullptr when none yet).
+  std::shared_ptr<ywb::ModelHandle> emaSnapshot() const;
   /// Removes and returns the step metrics queued since the last call.
   std::vector<ywb::StepMetrics> takeSteps();
   /// Blocks until the worker thread ends (used on shutdown); stops the run first.

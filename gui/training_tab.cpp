@@ -13,7 +13,9 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "log_view.h"
 #include "metric_chart.h"
@@ -138,14 +140,15 @@ void TrainingTab::buildCharts(QWidget* host) {
     charts_ << c;
     return c;
   };
-  train_loss_ = make("trainLoss", tr("Train loss"), ep, tr("loss"));
-  val_loss_ = make("valLoss", tr("Validation loss"), ep, tr("loss"));
-  pr_ = make("precisionRecall", tr("Precision / recall"), ep, QString());
-  map_ = make("map", tr("mAP (COCO-exact)"), ep, QString());
-  lr_ = make("lr", tr("Learning rate"), ep, QString());
+  // Every axis names its unit; losses and rates are plain numbers, P/R/mAP fractions in [0, 1].
+  train_loss_ = make("trainLoss", tr("Train loss"), ep, tr("loss (per batch)"));
+  val_loss_ = make("valLoss", tr("Validation loss"), ep, tr("loss (val set)"));
+  pr_ = make("precisionRecall", tr("Precision / recall"), ep, tr("fraction (0-1)"));
+  map_ = make("map", tr("mAP (COCO-exact)"), ep, tr("mAP (0-1)"));
+  lr_ = make("lr", tr("Learning rate"), ep, tr("learning rate (per step)"));
   speed_chart_ = make("speed", tr("Throughput"), ep, tr("images/s"));
-  system_ = make("system", tr("System load"), tr("seconds"), tr("%"));
-  memory_ = make("memory", tr("Memory"), tr("seconds"), tr("GiB"));
+  system_ = make("system", tr("System load"), tr("time (s)"), tr("% of capacity"));
+  memory_ = make("memory", tr("Memory"), tr("time (s)"), tr("GiB"));
   for (MetricChart* c : {train_loss_, val_loss_}) {
     c->addSeries("box", MetricChart::color(0), Qt::SolidLine, c == val_loss_);
     c->addSeries("cls", MetricChart::color(1), Qt::SolidLine, c == val_loss_);
@@ -155,6 +158,9 @@ void TrainingTab::buildCharts(QWidget* host) {
   pr_->addSeries(tr("R"), MetricChart::color(1), Qt::SolidLine, true);
   map_->addSeries(tr("mAP50"), MetricChart::color(2), Qt::SolidLine, true);
   map_->addSeries(tr("mAP50-95"), MetricChart::color(3), Qt::SolidLine, true);
+  // One line while the three parameter groups share a rate (after warmup), three where they differ (warmup
+  // raises the weights' rates from 0 while the biases' falls from warmup_bias_lr); see drain().
+  lr_->addSeries(tr("all groups"), MetricChart::color(4));
   lr_->addSeries("pg0 (bias)", MetricChart::color(0));
   lr_->addSeries("pg1 (weights)", MetricChart::color(1), Qt::DashLine);
   lr_->addSeries("pg2 (BN)", MetricChart::color(2), Qt::DotLine);
@@ -205,6 +211,7 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
   if (!resuming) {
     for (MetricChart* c : charts_) c->clearData();
     last_x_ = 0;
+    lr_split_ = {-1, -1};
   }
   sample_offset_ = -1;
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
@@ -244,7 +251,7 @@ void TrainingTab::drain() {
     train_loss_->append(0, x, m.box);
     train_loss_->append(1, x, m.cls);
     train_loss_->append(2, x, m.dfl);
-    for (int i = 0; i < 3; ++i) lr_->append(i, x, m.lr[i]);
+    appendLearningRates(x, m.lr);
     speed_chart_->append(0, x, m.images_per_s);
   }
   if (!steps.empty()) {
@@ -276,6 +283,22 @@ void TrainingTab::drain() {
     charts_[next_refresh_ % charts_.size()]->refresh();
     ++next_refresh_;
   }
+}
+
+void TrainingTab::appendLearningRates(double x, const double (&lr)[3]) {
+  // The groups coincide when they agree to 1e-9 relative (they are the same schedule then, bit for bit or
+  // nearly); a NaN leaves a gap, so exactly one of "all groups" and the three group lines is drawn per step.
+  const double lo = std::min({lr[0], lr[1], lr[2]}), hi = std::max({lr[0], lr[1], lr[2]});
+  const bool same = hi - lo <= 1e-9 * std::max(std::abs(hi), 1e-300);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  lr_->append(0, x, same ? lr[0] : nan);
+  for (int i = 0; i < 3; ++i) lr_->append(1 + i, x, same ? nan : lr[i]);
+  if (same) return;
+  if (lr_split_.first < 0) lr_split_.first = x;
+  lr_split_.second = x;
+  lr_->setNote(tr("groups differ in epochs %1-%2; one line where they coincide")
+                   .arg(lr_split_.first, 0, 'f', 1)
+                   .arg(lr_split_.second, 0, 'f', 1));
 }
 
 void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail, double at_epoch) {

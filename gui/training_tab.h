@@ -55,6 +55,7 @@ class TrainingTab : public QWidget {
   void buildCharts(QWidget* host);
   void begin(const ywb::TrainArgs& args);
   void drain();
+  void appendLearningRates(double x, const double (&lr)[3]);
   void onPhase(ywb::TrainPhase phase, const QString& detail, double at_epoch);
   void onEpoch(const ywb::EpochMetrics& m);
   void onFinished(const ywb::TrainSummary& s);
@@ -78,9 +79,10 @@ class TrainingTab : public QWidget {
   int next_refresh_ = 0;
   QStringList phases_;
   ywb::TrainPhase last_phase_ = ywb::TrainPhase::Finished;
-  double last_x_ = 0;          // fractional epoch of the latest step
-  double sample_offset_ = -1;  // sampler seconds at run start
-  int extra_gpus_ = 0;         // GPUs beyond the first with their own series (multi-GPU machines)
+  double last_x_ = 0;                       // fractional epoch of the latest step
+  QPair<double, double> lr_split_{-1, -1};  // epochs where the LR groups differ (first, last step)
+  double sample_offset_ = -1;               // sampler seconds at run start
+  int extra_gpus_ = 0;  // GPUs beyond the first with their own series (multi-GPU machines)
   QString last_run_dir_;
 };
 

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "data/dataset_scanner.h"
 #include "ywb/dataset.h"
+#include "ywb/dataset_listing.h"
 
 namespace ywb {
 
@@ -16,17 +16,7 @@ bool DatasetReport::ok() const {
 }
 
 DatasetReport checkDataset(const std::string& yaml, int workers) {
-  DatasetReport r;
-  r.config = loadDataConfig(yaml);
-  ScanOptions opt;
-  opt.workers = workers;
-  for (const char* split : {"train", "val", "test"}) {
-    const bool present = std::string(split) == "train" ? !r.config.train.empty()
-                         : std::string(split) == "val" ? !r.config.val.empty()
-                                                       : !r.config.test.empty();
-    if (present) r.splits.push_back(scanSplit(r.config, split, opt).report);
-  }
-  return r;
+  return listDataset(yaml, workers).report;  // one scan path for the report and the listing
 }
 
 std::string datasetReportJson(const DatasetReport& report) {

@@ -67,6 +67,12 @@ void summarise(const ScanCache& scan, ScannedSplit& s) {
     r.rows_dropped += e.labels.rows_dropped;
     if (!e.image_problem.empty() || e.labels.invalid) {
       ++r.corrupt;
+      std::string reason = e.image_problem;
+      if (reason.empty() && !e.labels.problems.empty()) {
+        const LabelProblem& p = e.labels.problems.front();
+        reason = (p.line > 0 ? "label line " + std::to_string(p.line) + ": " : std::string()) + p.reason;
+      }
+      s.excluded.push_back({e.image, e.label, reason});
       continue;
     }
     ImageRecord rec;

@@ -26,10 +26,18 @@ struct ImageRecord {
   std::vector<LabelBox> boxes;
 };
 
+/// An image excluded from training (unreadable image or an invalid label row).
+struct ExcludedImage {
+  std::string image;
+  std::string label;
+  std::string reason;  ///< the first problem found
+};
+
 struct ScannedSplit {
-  std::string name;                 ///< "train", "val", "test"
-  std::vector<std::string> names;   ///< class names
-  std::vector<ImageRecord> images;  ///< usable images only, sorted by path
+  std::string name;                     ///< "train", "val", "test"
+  std::vector<std::string> names;       ///< class names
+  std::vector<ImageRecord> images;      ///< usable images only, sorted by path
+  std::vector<ExcludedImage> excluded;  ///< corrupt images, sorted by path (listed, never trained on)
   SplitReport report;
 };
 

@@ -1,9 +1,42 @@
 #include "ywb/model_info.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "model/detection_model.h"
+#include "model/model_handle_impl.h"
 
 namespace ywb {
+namespace {
+
+std::vector<ModelLayerRow> layerRows(model::DetectionModelImpl& m) {
+  std::vector<ModelLayerRow> rows;
+  for (const auto& li : m.layerInfo()) {
+    ModelLayerRow row;
+    row.index = li.index;
+    row.from = li.from;
+    row.from_text = li.from_text;
+    row.repeats = li.repeats;
+    row.module = li.module;
+    row.args = li.args;
+    row.channels = li.channels;
+    row.stride = int(li.stride);
+    for (const auto& p : m.layer(li.index)->parameters()) row.params += p.numel();
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string layerOutputShape(const ModelLayerRow& row, int imgsz) {
+  const int side = (imgsz + std::max(1, row.stride) - 1) / std::max(1, row.stride);
+  return std::to_string(row.channels) + "x" + std::to_string(side) + "x" + std::to_string(side);
+}
+
+std::vector<ModelLayerRow> ModelHandle::layerTable() const {
+  return layerRows(*impl_->model);
+}
 
 ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
   return guarded("model info", [&] {
@@ -17,17 +50,7 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
     info.nc = m->nc();
     info.imgsz = imgsz;
     for (int64_t s : m->strides()) info.strides.push_back(int(s));
-    for (const auto& li : m->layerInfo()) {
-      ModelLayerRow row;
-      row.index = li.index;
-      row.from = li.from;
-      row.from_text = li.from_text;
-      row.repeats = li.repeats;
-      row.module = li.module;
-      row.args = li.args;
-      for (const auto& p : m->layer(li.index)->parameters()) row.params += p.numel();
-      info.layers.push_back(row);
-    }
+    info.layers = layerRows(*m);
     for (const auto& p : m->parameters()) {
       info.parameters += p.numel();
       if (p.requires_grad()) info.gradients += p.numel();

@@ -140,6 +140,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       prof->mark(StepSegment::Log);
       prof->endStep(batch.images.size(0));
     }
+    if (s.after_step) s.after_step();
     if (!s.dist && s.stop && s.stop->load()) return false;         // distributed: agreed at the next step
     if (s.step_limit > 0 && ++s.steps_run >= s.step_limit) break;  // benchmark: enough steps
   }

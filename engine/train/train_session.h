@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,8 @@ struct TrainSession {
   // Benchmark hooks (`ywb bench train`): a per-segment profiler and a limit on the steps run in total;
   // a normal run has neither.
   StepProfiler* profiler = nullptr;
+  // Called on the training thread after every step (Trainer: hands over EMA snapshots); may be empty.
+  std::function<void()> after_step;
   int64_t step_limit = -1;
   int64_t steps_run = 0;
   double scaler_restore_scale = 65536.0;

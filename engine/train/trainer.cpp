@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
+#include "model/model_handle_impl.h"
 #include "train/checkpoint.h"
 #include "train/lr_schedule.h"
 #include "train/run_dir.h"
@@ -61,6 +63,9 @@ struct Trainer::Impl {
   TrainObserver* observer = nullptr;
   std::atomic<bool> stop{false};
   std::atomic<bool> pause{false};
+  std::atomic<bool> snapshot_wanted{false};
+  mutable std::mutex snapshot_mutex;  // guards snapshot
+  std::shared_ptr<ModelHandle> snapshot;
 };
 
 Trainer::Trainer(TrainArgs args) : impl_(std::make_unique<Impl>()) {
@@ -81,6 +86,13 @@ bool Trainer::paused() const {
 }
 const TrainArgs& Trainer::args() const {
   return impl_->args;
+}
+void Trainer::requestEmaSnapshot() {
+  impl_->snapshot_wanted = true;
+}
+std::shared_ptr<ModelHandle> Trainer::emaSnapshot() const {
+  const std::lock_guard<std::mutex> lock(impl_->snapshot_mutex);
+  return impl_->snapshot;
 }
 
 namespace {
@@ -176,6 +188,15 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   s.observer = impl_->observer;
   s.stop = &impl_->stop;
   s.pause = &impl_->pause;
+  s.after_step = [impl = impl_.get(), &s] {
+    if (!impl->snapshot_wanted.exchange(false) || s.ema_model.is_empty()) return;
+    model::DetectionModel copy = model::cloneModel(s.ema_model);
+    copy->to(at::kCPU);
+    copy->eval();
+    auto handle = std::make_shared<ModelHandle>(std::make_unique<ModelHandle::Impl>(std::move(copy)));
+    const std::lock_guard<std::mutex> lock(impl->snapshot_mutex);
+    impl->snapshot = std::move(handle);
+  };
   try {
     std::optional<SafetensorsFile> resume;
     if (!s.args.resume.empty()) {

@@ -19,6 +19,30 @@
         <source>boxes %1 px, scores %2 (%3 images)</source>
         <translation>框 %1 像素，分数 %2（%3 张图像）</translation>
     </message>
+    <message>
+        <source>%1 is neither a dataset (%2) nor training arguments (%3)</source>
+        <translation>%1 既不是数据集（%2），也不是训练参数（%3）</translation>
+    </message>
+    <message>
+        <source>%1 is not a usable data.yaml: %2</source>
+        <translation>%1 不是可用的 data.yaml：%2</translation>
+    </message>
+    <message>
+        <source>%1 does not exist</source>
+        <translation>%1 不存在</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read (permissions)</source>
+        <translation>%1 无法读取（权限）</translation>
+    </message>
+    <message>
+        <source>%1 is a folder without a data.yaml, results.csv or weights/: open a dataset&apos;s data.yaml, a run folder or a weights file</source>
+        <translation>%1 是一个没有 data.yaml、results.csv 或 weights/ 的文件夹：请打开数据集的 data.yaml、运行文件夹或权重文件</translation>
+    </message>
+    <message>
+        <source>%1 could not be opened as weights: %2 (the GUI opens a data.yaml, a run folder, weights or a YAML of training arguments)</source>
+        <translation>%1 无法作为权重打开：%2（界面可打开 data.yaml、运行文件夹、权重或训练参数 YAML）</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -57,6 +81,25 @@
     <message>
         <source>Rendered %1 sample(s) in %2 ms (seed %3)</source>
         <translation>已渲染 %1 个样本，用时 %2 毫秒（种子 %3）</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::ClassHistogram</name>
+    <message>
+        <source>boxes</source>
+        <translation>框数</translation>
+    </message>
+    <message>
+        <source>%1 (class %2): %3 boxes</source>
+        <translation>%1（类别 %2）：%3 个框</translation>
+    </message>
+    <message>
+        <source>others (%1 classes)</source>
+        <translation>其他（%1 个类别）</translation>
+    </message>
+    <message>
+        <source>others, %1 boxes: %2</source>
+        <translation>其他，%1 个框：%2</translation>
     </message>
 </context>
 <context>
@@ -125,24 +168,8 @@
         <translation>双击问题以打开对应图像</translation>
     </message>
     <message>
-        <source>class</source>
-        <translation>类别</translation>
-    </message>
-    <message>
         <source>boxes</source>
         <translation>框数</translation>
-    </message>
-    <message>
-        <source>Box size (train, normalised)</source>
-        <translation>框尺寸（训练集，归一化）</translation>
-    </message>
-    <message>
-        <source>width</source>
-        <translation>宽</translation>
-    </message>
-    <message>
-        <source>height</source>
-        <translation>高</translation>
     </message>
     <message>
         <source>Open a data.yaml to browse its images with their ground-truth boxes.</source>
@@ -251,6 +278,38 @@
     <message>
         <source>Cannot read %1</source>
         <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>Box size (train)</source>
+        <translation>框尺寸（训练集）</translation>
+    </message>
+    <message>
+        <source>width (fraction of image width)</source>
+        <translation>宽度（占图像宽度的比例）</translation>
+    </message>
+    <message>
+        <source>height (fraction of image height)</source>
+        <translation>高度（占图像高度的比例）</translation>
+    </message>
+    <message>
+        <source>The split whose images are listed</source>
+        <translation>列出其图像的数据划分</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Boxes</source>
+        <translation>框数</translation>
+    </message>
+    <message>
+        <source>no boxes: trained on as background</source>
+        <translation>无框：作为背景参与训练</translation>
     </message>
 </context>
 <context>
@@ -439,10 +498,6 @@
         <translation>浏览……</translation>
     </message>
     <message>
-        <source>layer </source>
-        <translation>层 </translation>
-    </message>
-    <message>
         <source>imgsz </source>
         <translation>imgsz </translation>
     </message>
@@ -497,6 +552,26 @@
     <message>
         <source>, first %1 shown</source>
         <translation>，显示前 %1 个</translation>
+    </message>
+    <message>
+        <source>Layer: index, module and output shape (channels x height x width) at the imgsz</source>
+        <translation>层：序号、模块和在该 imgsz 下的输出形状（通道 x 高 x 宽）</translation>
+    </message>
+    <message>
+        <source>Follow training</source>
+        <translation>跟随训练</translation>
+    </message>
+    <message>
+        <source>While a run trains in this window, show the maps of its current EMA weights, refreshed every few seconds</source>
+        <translation>本窗口中训练进行时，显示其当前 EMA 权重的特征图，每隔几秒刷新</translation>
+    </message>
+    <message>
+        <source>Follow training: no run is training in this window.</source>
+        <translation>跟随训练：本窗口中没有正在进行的训练。</translation>
+    </message>
+    <message>
+        <source>EMA weights of the running training, %1: </source>
+        <translation>正在训练的 EMA 权重，%1：</translation>
     </message>
 </context>
 <context>
@@ -691,6 +766,42 @@
     <message>
         <source>&lt;b&gt;YOLO Workbench %1&lt;/b&gt;&lt;br&gt;Native training of YOLO object detectors on LibTorch.</source>
         <translation>&lt;b&gt;YOLO 工作台 %1&lt;/b&gt;&lt;br&gt;基于 LibTorch 的 YOLO 目标检测器原生训练工具。</translation>
+    </message>
+    <message>
+        <source>Opening dataset %1</source>
+        <translation>正在打开数据集 %1</translation>
+    </message>
+    <message>
+        <source>Opened run %1</source>
+        <translation>已打开运行 %1</translation>
+    </message>
+    <message>
+        <source>Opened weights %1 (Predictions, Feature maps, Export)</source>
+        <translation>已打开权重 %1（预测、特征图、导出）</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>Opened training arguments %1</source>
+        <translation>已打开训练参数 %1</translation>
+    </message>
+    <message>
+        <source>Could not open: %1</source>
+        <translation>无法打开：%1</translation>
+    </message>
+    <message>
+        <source>Quick start: generating the shapes dataset in %1 ...</source>
+        <translation>快速开始：正在 %1 中生成形状数据集……</translation>
+    </message>
+    <message>
+        <source>Quick start: could not generate the dataset: %1</source>
+        <translation>快速开始：无法生成数据集：%1</translation>
+    </message>
+    <message>
+        <source>Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the Training tab (about 4 minutes on 2 CPU cores)</source>
+        <translation>快速开始：已设置 %1，在 %4 上训练 %2 轮，imgsz %3；请在“训练”页点击“开始”（2 个 CPU 核心约 4 分钟）</translation>
     </message>
 </context>
 <context>
@@ -1056,10 +1167,6 @@
         <translation>轮次</translation>
     </message>
     <message>
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
         <source>warmup end</source>
         <translation>预热结束</translation>
     </message>
@@ -1086,14 +1193,6 @@
     <message>
         <source>images/s</source>
         <translation>图像/秒</translation>
-    </message>
-    <message>
-        <source>seconds</source>
-        <translation>秒</translation>
-    </message>
-    <message>
-        <source>%</source>
-        <translation>%</translation>
     </message>
     <message>
         <source>GiB</source>
@@ -1222,6 +1321,42 @@
     <message>
         <source>GPU%1 used (NVML)</source>
         <translation>GPU%1 已用（NVML）</translation>
+    </message>
+    <message>
+        <source>loss (per batch)</source>
+        <translation>损失（每批）</translation>
+    </message>
+    <message>
+        <source>loss (val set)</source>
+        <translation>损失（验证集）</translation>
+    </message>
+    <message>
+        <source>fraction (0-1)</source>
+        <translation>比例（0-1）</translation>
+    </message>
+    <message>
+        <source>mAP (0-1)</source>
+        <translation>mAP（0-1）</translation>
+    </message>
+    <message>
+        <source>learning rate (per step)</source>
+        <translation>学习率（每步）</translation>
+    </message>
+    <message>
+        <source>time (s)</source>
+        <translation>时间（秒）</translation>
+    </message>
+    <message>
+        <source>% of capacity</source>
+        <translation>占用率 %</translation>
+    </message>
+    <message>
+        <source>all groups</source>
+        <translation>所有参数组</translation>
+    </message>
+    <message>
+        <source>groups differ in epochs %1-%2; one line where they coincide</source>
+        <translation>参数组在第 %1-%2 轮不同；相同时显示为一条线</translation>
     </message>
 </context>
 </TS>

@@ -1,9 +1,9 @@
 // Proof that the trainer learns: a small YOLOv8 trained from scratch on the generated shapes dataset reaches
-// COCO-exact mAP50 >= 0.5 on its validation split, on the CPU, in minutes.
+// COCO-exact mAP50 >= 0.5 on its validation split, on the CPU, in minutes, with the quick start's settings.
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "ywb/synth.h"
+#include "ywb/quick_start.h"
 #include "ywb/trainer.h"
 
 class Progress : public ywb::TrainObserver {
@@ -21,26 +21,12 @@ class TestLearns : public QObject {
  private Q_SLOTS:
   void reachesMap50OnShapes() {
     QTemporaryDir dir;
-    ywb::SynthOptions so;
-    so.out = (dir.path() + "/shapes").toStdString();
-    so.train = 256;
-    so.val = 48;
-    so.imgsz = 160;
-    so.seed = 11;
-    so.max_objects = 4;
-    const auto rep = ywb::synthesizeDataset(so);
-    ywb::TrainArgs a;
+    // The quick start's settings (one owner: ywb::quickStart), as `ywb quickstart` and the GUI use them.
+    ywb::QuickStart q = ywb::quickStart((dir.path() + "/shapes").toStdString());
+    const auto rep = ywb::synthesizeDataset(q.dataset);
+    ywb::TrainArgs a = q.train;
     a.data = rep.data_yaml;
     a.project = dir.path().toStdString();
-    a.model = "yolov8n.yaml";
-    a.imgsz = 160;
-    a.batch = 16;
-    a.epochs = YWB_LEARN_EPOCHS;
-    a.close_mosaic = 10;
-    a.workers = 2;
-    a.device = "cpu";
-    a.amp = false;
-    a.patience = 0;
     ywb::Trainer t(a);
     Progress p;
     t.setObserver(&p);

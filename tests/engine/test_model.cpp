@@ -238,9 +238,16 @@ class TestModel : public QObject {
     for (const auto& r : info.layers) sum += r.params;
     QCOMPARE(sum, info.parameters);
     QVERIFY(std::abs(info.gflops_fused - 8.7) < 0.05);
+    // Output shapes: SPPF of YOLOv8n has 1024 x 0.25 = 256 channels at stride 32, so 20x20 at 640; the first
+    // Conv 64 x 0.25 = 16 channels at stride 2.
+    QCOMPARE(info.layers[9].module, std::string("SPPF"));
+    QCOMPARE(ywb::layerOutputShape(info.layers[9], 640), std::string("256x20x20"));
+    QCOMPARE(ywb::layerOutputShape(info.layers[0], 320), std::string("16x160x160"));
 
     ywb::ModelHandle h = ywb::ModelHandle::create("yolov8n.yaml", 3);
     QCOMPARE(h.tappableLayers(), 22);
+    QCOMPARE(h.layerTable().size(), info.layers.size());
+    QCOMPARE(h.layerTable()[9].channels, int64_t(256));
     std::vector<uint8_t> rgb(100 * 60 * 3, 200);
     const ywb::RgbView img{100, 60, rgb.data(), 0};
     // Letterbox to 128: 100x60 -> 128x77, padded to 128x96 (multiple of 32); layer 0 halves it: 16 x 48 x 64.

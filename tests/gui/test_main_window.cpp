@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTranslator>
+#include <QTreeWidget>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -192,7 +193,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(created.first().at(1).toString(), folder + "/data.yaml");
     QVERIFY(scanned.first().first().toBool());
     QCOMPARE(ds->dataYaml(), folder + "/data.yaml");
-    QCOMPARE(ds->images()->count(), 6);  // the train split
+    QCOMPARE(ds->images()->topLevelItemCount(), 6);  // the train split
 
     // A second time: the data.yaml exists now and is not replaced without asking.
     ds->createFromFolder(folder);

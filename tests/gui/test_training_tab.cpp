@@ -2,6 +2,7 @@
 // first epoch and resumed, with a GUI-thread stall probe, hyperparameters set through the Hyperparameters
 // tab, and a screenshot of every tab afterwards (saved under ${YW_BINARY_DIR}/screenshots/).
 #include <algorithm>
+#include <cmath>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -16,6 +17,7 @@
 
 #include <QListWidget>
 #include <QTableWidget>
+#include <QTreeWidget>
 
 #include "augmentation_tab.h"
 #include "box_image_view.h"
@@ -32,6 +34,7 @@
 #include "ywb/weights.h"
 
 using ywb::gui::MainWindow;
+using ywb::gui::MetricChart;
 
 namespace {
 
@@ -168,6 +171,51 @@ class TestTrainingTab : public QObject {
       QCOMPARE(markers[0].second, QString("warmup end"));
       QVERIFY2(qAbs(markers[0].first - 5.05) < 1e-9, qPrintable(QString::number(markers[0].first, 'g', 12)));
     }
+    // Learning rates: one "all groups" line where the three groups share a rate, the three group lines where
+    // they differ; every step is drawn by exactly one of the two. After warmup (x > 5.05) one schedule drives
+    // all three groups, so only "all groups" is drawn there (19 steps: ni 101..119).
+    MetricChart* lr = tab.chart("lr");
+    QCOMPARE(lr->graph(0)->name(), QString("all groups"));
+    QCOMPARE(lr->points(0), 120);
+    int all = 0, groups = 0, after_warmup = 0;
+    for (int k = 0; k < 120; ++k) {
+      const double x = (lr->graph(0)->data()->constBegin() + k)->key;
+      const double one = (lr->graph(0)->data()->constBegin() + k)->value;
+      double g[3];
+      for (int i = 0; i < 3; ++i) g[i] = (lr->graph(1 + i)->data()->constBegin() + k)->value;
+      if (!std::isnan(one)) {
+        ++all;
+        after_warmup += x > 5.05 + 1e-9;
+        for (double v : g) QVERIFY(std::isnan(v));
+      } else {
+        ++groups;
+        QVERIFY2(x <= 5.05 + 1e-9, qPrintable(QString::number(x)));  // groups differ only in warmup
+        QVERIFY(!std::isnan(g[0]) && !std::isnan(g[1]) && !std::isnan(g[2]));
+        QVERIFY(std::max({g[0], g[1], g[2]}) - std::min({g[0], g[1], g[2]}) > 0);
+      }
+    }
+    QCOMPARE(after_warmup, 19);
+    QCOMPARE(all + groups, 120);
+    QCOMPARE(lr->note().startsWith("groups differ in epochs"), groups > 0);
+    qInfo("LR chart: %d steps as one line, %d as three", all, groups);
+    // The warmup-end label near the right edge (5.05 of 6 epochs) stays inside the plot at a common size.
+    tab.resize(1280, 800);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    for (const char* name : {"trainLoss", "lr"}) {
+      MetricChart* c = tab.chart(name);
+      c->replot();
+      const QRectF label = c->markerLabelRect(0);
+      QVERIFY2(QRectF(c->axisRect()->rect()).contains(label),
+               qPrintable(QString("%1: label %2,%3 %4x%5 outside the plot %6..%7")
+                              .arg(name)
+                              .arg(label.x())
+                              .arg(label.y())
+                              .arg(label.width())
+                              .arg(label.height())
+                              .arg(c->axisRect()->left())
+                              .arg(c->axisRect()->right())));
+    }
   }
 
   void multiRankCpuRunThroughTheLauncher() {
@@ -269,6 +317,15 @@ class TestTrainingTab : public QObject {
     QSignalSpy failed(ctl, &ywb::gui::TrainingController::failed);
     QSignalSpy ended(ctl, &ywb::gui::TrainingController::stoppedRunning);
 
+    // Feature maps follow the training (EMA copies handed over by the trainer) while the stall probe runs:
+    // a short refresh period so the tiny run gets several.
+    auto* fm = w.featureMaps();
+    const QString first_image =
+        QFileInfo(data_).absolutePath() + "/images/train/" +
+        QDir(QFileInfo(data_).absolutePath() + "/images/train").entryList(QDir::Files, QDir::Name).first();
+    fm->setImage(first_image);
+    fm->setFollowTraining(true, 150);
+
     StallProbe probe;
     tab->startTraining();
     QVERIFY(ctl->running());
@@ -328,8 +385,8 @@ class TestTrainingTab : public QObject {
     ds->openDataset(data_);
     QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 30000);
     QVERIFY(scanned.first().first().toBool());
-    QCOMPARE(ds->images()->count(), 16);     // the synthesized train split
-    QVERIFY(ds->viewer()->boxCount() >= 1);  // every synthetic image holds 1..8 objects
+    QCOMPARE(ds->images()->topLevelItemCount(), 16);  // the synthesized train split
+    QVERIFY(ds->viewer()->boxCount() >= 1);           // every synthetic image holds 1..8 objects
 
     auto* aug = w.augmentation();
     w.tabs()->setCurrentWidget(aug);
@@ -348,7 +405,9 @@ class TestTrainingTab : public QObject {
     QCOMPARE(int(pred->report().detections.size()), 8);  // the val split
     QVERIFY(pred->classTable()->rowCount() > 0);
 
-    auto* fm = w.featureMaps();
+    // The followed maps came from EMA snapshots of the running trainer.
+    QTRY_VERIFY_WITH_TIMEOUT(fm->snapshotsShown() >= 1, 30000);
+    fm->setFollowTraining(false);
     QSignalSpy fm_shown(fm, &ywb::gui::FeatureMapsTab::shown);
     fm->setLayer(2);
     fm->compute();

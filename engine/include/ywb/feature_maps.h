@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ywb/model_info.h"
+
 namespace ywb {
 
 /// One layer's output for one image: row-major [channels, height, width].
@@ -37,6 +39,9 @@ class ModelHandle {
   int tappableLayers() const;
   /// Module name of layer i ("Conv", "C2f", ...).
   std::string layerModule(int layer) const;
+  /// The model's layer table (index, module, output channels and stride, ...), as ywb::modelInfo lists it;
+  /// layerOutputShape() gives a row's output shape at an image size.
+  std::vector<ModelLayerRow> layerTable() const;
   Impl& impl() { return *impl_; }
 
  private:

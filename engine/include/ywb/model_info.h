@@ -14,9 +14,15 @@ struct ModelLayerRow {
   std::string from_text;  ///< as written in the YAML, as Ultralytics prints it: "-1", "[-1, 6]"
   int repeats = 1;        ///< after the depth multiple
   int64_t params = 0;
-  std::string module;  ///< "Conv", "C2f", "C3k2", "SPPF", "C2PSA", "nn.Upsample", "Concat", "Detect", ...
-  std::string args;    ///< resolved arguments, e.g. "[3, 16, 3, 2]"
+  std::string module;    ///< "Conv", "C2f", "C3k2", "SPPF", "C2PSA", "nn.Upsample", "Concat", "Detect", ...
+  std::string args;      ///< resolved arguments, e.g. "[3, 16, 3, 2]"
+  int64_t channels = 0;  ///< output channels
+  int stride = 1;        ///< output stride relative to the input
 };
+
+/// The output shape of a layer for a square imgsz x imgsz input, "CxHxW" (e.g. "256x20x20" for SPPF of a
+/// YOLOv8n at 640): H = W = ceil(imgsz / stride), as the model's "same"-padded convolutions give.
+std::string layerOutputShape(const ModelLayerRow& row, int imgsz);
 
 struct ModelInfo {
   std::string name;    ///< as requested, e.g. "yolov8n.yaml"

@@ -1,10 +1,13 @@
 // A complete, resumable training run: data, model, AMP, EMA, schedules, validation, checkpoints.
 // Thread rules: run() blocks and owns every torch object on the calling thread; requestStop() and
-// setPaused() are safe from any other thread (atomic flags checked between batches).
+// setPaused() are safe from any other thread (atomic flags checked between batches); so are
+// requestEmaSnapshot() and emaSnapshot() (the copy is made on the training thread, handed over under a
+// mutex).
 #pragma once
 #include <memory>
 #include <string>
 
+#include "ywb/feature_maps.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
 
@@ -29,6 +32,11 @@ class Trainer {
   void setPaused(bool paused);
   bool paused() const;
   const TrainArgs& args() const;
+  /// Asks for a CPU copy of the EMA weights, made on the training thread after the current step (costs one
+  /// model copy there). Single-process runs only.
+  void requestEmaSnapshot();
+  /// The latest EMA copy (nullptr before the first); it stays valid while the run goes on.
+  std::shared_ptr<ModelHandle> emaSnapshot() const;
 
  private:
   TrainSummary runOnce(const TrainArgs& args);

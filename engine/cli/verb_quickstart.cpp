@@ -1,0 +1,104 @@
+// `ywb quickstart`: the first run a new user sees (installer/quickstart.sh without a display). Generates the
+// shapes dataset, trains with the quick-start settings (ywb::quickStart, shared with the GUI and the
+// learning proof), prints the per-class table, predicts on a few validation images and says what to do next.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/train_progress.h"
+#include "cli/verb_registry.h"
+#include "ywb/dataset_listing.h"
+#include "ywb/error.h"
+#include "ywb/inference.h"
+#include "ywb/quick_start.h"
+#include "ywb/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb::cli {
+namespace {
+
+// The first `n` images of the validation split, in the order the engine lists them.
+std::vector<std::string> firstValImages(const std::string& data_yaml, int n) {
+  const DatasetListing listing = listDataset(data_yaml);
+  std::vector<std::string> out;
+  for (const SplitListing& s : listing.splits) {
+    if (s.split != "val") continue;
+    for (const ListedImage& img : s.images) {
+      if (int(out.size()) == n) break;
+      if (img.status != ImageStatus::Problem) out.push_back(img.image);
+    }
+  }
+  return out;
+}
+
+int runQuickstart(const Args& a) {
+  QuickStart q = quickStart(a.str("dataset", "datasets/shapes-quick"));
+  for (const auto& [key, value] : a.values) {
+    if (key == "dataset" || key == "data") continue;
+    if (!q.train.set(key, value)) {
+      std::vector<std::string> known = {"dataset"};
+      for (const auto& s : trainArgSpecs()) known.push_back(s.name);
+      a.requireKnown(known);
+    }
+  }
+  q.train.validate();
+  if (!fs::exists(q.train.data)) {
+    std::printf("== Generating the shapes dataset in %s (%d train, %d val images)\n", q.dataset.out.c_str(),
+                q.dataset.train, q.dataset.val);
+    std::fflush(stdout);
+    synthesizeDataset(q.dataset);
+  } else {
+    std::printf("== Using the shapes dataset in %s\n", q.dataset.out.c_str());
+  }
+  std::printf("== Training %s on it: %d epochs at imgsz %d, device %s (2 CPU cores: about 4 minutes)\n",
+              q.train.model.c_str(), q.train.epochs, q.train.imgsz,
+              q.train.device.empty() ? "auto" : q.train.device.c_str());
+  std::fflush(stdout);
+  TrainProgress progress(false);
+  Trainer trainer(q.train);
+  trainer.setObserver(&progress);
+  const TrainSummary s = trainer.run();
+  std::fflush(stdout);
+
+  const std::string weights = s.best.empty() ? s.last : s.best;
+  PredictOptions po;
+  po.weights = weights;
+  po.device = q.train.device;
+  po.out_dir = newRunDir(q.train.project, q.train.name + "-predict");
+  const std::vector<std::string> images = firstValImages(q.train.data, q.predict_images);
+  std::printf("\n== Predicting on %zu validation images with %s\n", images.size(), weights.c_str());
+  for (const std::string& img : images) {
+    po.source = img;
+    const PredictReport r = predictImages(po);
+    for (const auto& d : r.images) {
+      std::printf("  %s: %zu objects", fs::path(d.path).filename().string().c_str(), d.boxes.size());
+      for (size_t i = 0; i < std::min<size_t>(d.boxes.size(), 4); ++i)
+        std::printf("%s %s %.2f", i ? "," : "", r.names[size_t(d.boxes[i].cls)].c_str(), d.boxes[i].score);
+      std::printf("\n");
+    }
+  }
+  std::printf("Annotated images in %s\n", po.out_dir.c_str());
+
+  std::printf("\nWhat next:\n");
+  std::printf("  yolo-workbench %s   # open the run in the GUI: charts, predictions, feature maps\n",
+              s.run_dir.c_str());
+  std::printf(
+      "  ywb train data=path/to/your/data.yaml model=yolov8n.yaml epochs=100   # train on your data\n");
+  std::printf("  ywb export weights=%s format=onnx   # export for deployment\n", weights.c_str());
+  return s.stopped ? 130 : 0;
+}
+
+const RegisterVerb reg{
+    {"quickstart", "first run: train a small detector on the shapes dataset, predict, show what is next",
+     "[dataset=datasets/shapes-quick] [any training argument, e.g. epochs=80 device=0 "
+     "project=runs/detect]\n\n"
+     "Generates the shapes dataset in the dataset= folder when its data.yaml is missing, trains a YOLOv8n\n"
+     "from scratch with the quick-start settings (imgsz 160, 80 epochs: COCO-exact mAP50 above 0.5 in\n"
+     "about 4 minutes on 2 CPU cores), prints the per-class table of the best epoch, runs prediction on a\n"
+     "few validation images and names the folder of annotated images. The GUI's --quickstart uses the\n"
+     "same settings.",
+     runQuickstart}};
+
+}  // namespace
+}  // namespace ywb::cli

@@ -1,0 +1,73 @@
+#include "opened_path.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QObject>
+#include <exception>
+
+#include "ywb/dataset.h"
+#include "ywb/model_loading.h"
+#include "ywb/train_args.h"
+
+namespace ywb::gui {
+namespace {
+
+OpenedPath unknown(const QString& path, const QString& why) {
+  return {OpenedPath::Unknown, path, why};
+}
+
+bool isRunFolder(const QDir& d) {
+  return d.exists("results.csv") || d.exists("args.yaml") || d.exists("weights");
+}
+
+OpenedPath classifyYaml(const QString& path) {
+  QString data_error;
+  try {
+    ywb::loadDataConfig(path.toStdString());
+    return {OpenedPath::Dataset, path, {}};
+  } catch (const std::exception& e) {
+    data_error = QString::fromUtf8(e.what());
+  }
+  try {
+    ywb::TrainArgs a;
+    const auto ignored = ywb::loadTrainArgsYaml(path.toStdString(), a);
+    // Training arguments when it set any (or had only known keys); a data.yaml with a problem sets none.
+    if (!ywb::changedTrainArgs(a).empty() || ignored.empty()) return {OpenedPath::Hyperparameters, path, {}};
+  } catch (const std::exception& e) {
+    return unknown(path, QObject::tr("%1 is neither a dataset (%2) nor training arguments (%3)")
+                             .arg(path, data_error, QString::fromUtf8(e.what())));
+  }
+  return unknown(path, QObject::tr("%1 is not a usable data.yaml: %2").arg(path, data_error));
+}
+
+}  // namespace
+
+OpenedPath classifyPath(const QString& given) {
+  const QFileInfo fi(given);
+  const QString path = fi.absoluteFilePath();
+  if (!fi.exists()) return unknown(path, QObject::tr("%1 does not exist").arg(path));
+  if (!fi.isReadable()) return unknown(path, QObject::tr("%1 cannot be read (permissions)").arg(path));
+  if (fi.isDir()) {
+    const QDir d(path);
+    if (isRunFolder(d)) return {OpenedPath::Run, path, {}};
+    for (const char* name : {"data.yaml", "data.yml"})
+      if (d.exists(name)) return classifyYaml(d.filePath(name));
+    return unknown(path, QObject::tr("%1 is a folder without a data.yaml, results.csv or weights/: open a "
+                                     "dataset's data.yaml, a run folder or a weights file")
+                             .arg(path));
+  }
+  const QString suffix = fi.suffix().toLower();
+  if (suffix == "yaml" || suffix == "yml") return classifyYaml(path);
+  // Anything else: weights if the engine's loader accepts it (it knows the formats, not the extension).
+  try {
+    ywb::loadModelHandle(path.toStdString());
+    return {OpenedPath::Weights, path, {}};
+  } catch (const std::exception& e) {
+    return unknown(path,
+                   QObject::tr("%1 could not be opened as weights: %2 (the GUI opens a data.yaml, a run "
+                               "folder, weights or a YAML of training arguments)")
+                       .arg(path, QString::fromUtf8(e.what())));
+  }
+}
+
+}  // namespace ywb::gui

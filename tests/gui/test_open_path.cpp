@@ -1,0 +1,126 @@
+// The GUI's command line: `yolo-workbench [PATH]` routes PATH by what the engine reads it as (MainWindow::
+// openPath), --help and --version answer without a display, and a bad path is a message, never a crash.
+#include <QComboBox>
+#include <QLabel>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "dataset_tab.h"
+#include "hyperparams_tab.h"
+#include "log_view.h"
+#include "main_window.h"
+#include "training_tab.h"
+#include "ywb/quick_start.h"
+#include "ywb/version.h"
+
+namespace {
+const QString kCoco = QString(YW_SHARED_DIR) + "/datasets/coco128/data.yaml";
+}
+
+class TestOpenPath : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("ywb-tests");
+    QCoreApplication::setApplicationName("test_open_path");
+  }
+
+  void dataYamlArgumentShowsTheDataset() {
+    ywb::gui::MainWindow w;
+    auto* ds = w.dataset();
+    QSignalSpy scanned(ds, &ywb::gui::DatasetTab::datasetScanned);
+    QVERIFY(w.openPath(kCoco));  // what main() does with the command-line argument
+    QCOMPARE(w.tabs()->currentWidget(), ds);
+    QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 60000);
+    QCOMPARE(ds->dataYaml(), QFileInfo(kCoco).absoluteFilePath());
+    QVERIFY(ds->findChild<QLabel*>("datasetSummary")->text().contains("80 classes"));
+    // The train split of coco128: 128 images (its README), listed by file name relative to images/train2017.
+    QCOMPARE(ds->images()->topLevelItemCount(), 128);
+    QCOMPARE(ds->images()->topLevelItem(0)->text(0), QString("000000000009.jpg"));
+    QCOMPARE(ds->images()->topLevelItem(0)->text(1), QString("ok"));
+    // 000000000009.txt has 8 rows (counted in ../shared/datasets/coco128/labels/train2017).
+    QCOMPARE(ds->images()->topLevelItem(0)->text(2), QString("8"));
+    // It became the training data.
+    QCOMPARE(w.hyperparams()->value("data"), QFileInfo(kCoco).absoluteFilePath());
+    // The folder holding the data.yaml opens the same dataset.
+    QVERIFY(w.openPath(QFileInfo(kCoco).absolutePath()));
+    QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 2, 60000);
+  }
+
+  void badPathsAreMessages() {
+    ywb::gui::MainWindow w;
+    QVERIFY(!w.openPath("/nonexistent/data.yaml"));
+    QVERIFY(w.statusBar()->currentMessage().contains("does not exist"));
+    QVERIFY(w.log()->toPlainText().contains("/nonexistent/data.yaml does not exist"));
+    QTemporaryDir tmp;
+    QFile junk(tmp.path() + "/junk.bin");
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("not weights");
+    junk.close();
+    QVERIFY(!w.openPath(junk.fileName()));
+    QVERIFY2(w.statusBar()->currentMessage().contains("could not be opened as weights"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(!w.openPath(tmp.path()));  // a folder with nothing to open
+    QVERIFY(w.statusBar()->currentMessage().contains("without a data.yaml"));
+  }
+
+  void hyperparameterYamlGoesToItsTab() {
+    QTemporaryDir tmp;
+    QFile f(tmp.path() + "/hyp.yaml");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("lr0: 0.02\nmosaic: 0.5\n");
+    f.close();
+    ywb::gui::MainWindow w;
+    QVERIFY(w.openPath(f.fileName()));
+    QCOMPARE(w.tabs()->currentWidget(), w.hyperparams());
+    QCOMPARE(w.hyperparams()->value("lr0").toDouble(), 0.02);
+  }
+
+  void quickStartIsReadyToPressStart() {
+    // The GUI path of the quick start: the shapes dataset generated, opened, the quick settings filled in
+    // (the values ywb::quickStart owns, read back from it) and the Training tab shown.
+    QTemporaryDir tmp;
+    ywb::gui::MainWindow w;
+    QSignalSpy scanned(w.dataset(), &ywb::gui::DatasetTab::datasetScanned);
+    w.startQuickStart(tmp.path() + "/shapes");
+    QTRY_VERIFY_WITH_TIMEOUT(scanned.count() == 1, 120000);
+    QVERIFY(scanned.first().first().toBool());
+    const ywb::QuickStart q = ywb::quickStart((tmp.path() + "/shapes").toStdString());
+    QCOMPARE(w.tabs()->currentWidget(), w.training());
+    QCOMPARE(w.dataset()->images()->topLevelItemCount(), q.dataset.train);
+    const ywb::TrainArgs a = w.hyperparams()->args();
+    QCOMPARE(QFileInfo(QString::fromStdString(a.data)).absoluteFilePath(),
+             QFileInfo(QString::fromStdString(q.train.data)).absoluteFilePath());
+    QCOMPARE(a.epochs, q.train.epochs);
+    QCOMPARE(a.imgsz, q.train.imgsz);
+    QCOMPARE(QString::fromStdString(a.model), QString::fromStdString(q.train.model));
+    QVERIFY(w.statusBar()->currentMessage().contains("press Start"));
+  }
+
+  void helpAndVersionNeedNoDisplay() {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("QT_QPA_PLATFORM");  // and no DISPLAY: a QApplication would fail to start here
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    p.setProcessEnvironment(env);
+    p.start(YW_GUI_PATH, {"--version"});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(p.readAllStandardOutput().contains(ywb::kVersion));
+    p.start(YW_GUI_PATH, {"--help"});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray help = p.readAllStandardOutput();
+    QVERIFY(help.contains("--quickstart"));
+    QVERIFY(help.contains("data.yaml"));
+  }
+};
+
+QTEST_MAIN(TestOpenPath)
+#include "test_open_path.moc"

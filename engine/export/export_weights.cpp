@@ -157,7 +157,8 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
   yo.height = yo.width = imgsz;
   yo.dynamic = o.dynamic;
   yo.opset = o.opset;
-  yo.metadata = {{"description", "YOLO Workbench " + std::string(lm.model->scale().empty() ? "" : "yolov8") +
+  yo.metadata = {{"description", "YOLO Workbench " +
+                                     std::string(lm.model->scale().empty() ? "" : lm.model->spec().family) +
                                      lm.model->scale() + " detection model"},
                  {"author", "YOLO Workbench"},
                  {"version", kVersion},
@@ -241,7 +242,9 @@ ExportReport exportWeights(const ExportOptions& o) {
     ExportReport r;
     r.source = o.weights;
     r.kind = lm.kind;
-    r.model = lm.model->scale().empty() ? lm.model->spec().name : "yolov8" + lm.model->scale();
+    r.model = lm.model->scale().empty() || lm.model->spec().family.empty()
+                  ? lm.model->spec().name
+                  : lm.model->spec().family + lm.model->scale();
     r.names = lm.names;
     const int64_t smax = lm.model->strides().back();
     const int64_t want = o.imgsz > 0 ? o.imgsz : lm.imgsz;

@@ -23,16 +23,16 @@ class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
 
-  /// The sample for image `index` with all random choices drawn from `seed`. `mosaic` false turns Mosaic and
-  /// MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
-  /// samples with a non-square target (rect batches) get letterbox + HSV + flips only.
-  Sample build(size_t index, uint64_t seed, bool mosaic, cv::Size target = {}) const;
+  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns
+  /// Mosaic and MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz.
+  /// Augmented samples with a non-square target (rect batches) get letterbox + HSV + flips only.
+  Sample build(size_t index, uint64_t seed, bool multi_image, cv::Size target = {}) const;
 
   const ImageSource& source() const { return *source_; }
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f) const;
+  Sample geometry(size_t index, Rng& rng, bool multi_image, const Flips& f) const;
   Sample mosaic4(size_t index, Rng& rng, const Flips& f) const;
   Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;

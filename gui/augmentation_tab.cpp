@@ -19,7 +19,8 @@
 
 namespace ywb::gui {
 
-AugmentationTab::AugmentationTab(QWidget* parent) : QWidget(parent) {
+AugmentationTab::AugmentationTab(TrainArgsModel* model, QWidget* parent)
+    : QWidget(parent), model_(model ? model : new TrainArgsModel(this)) {
   setObjectName("augmentationTab");
   auto* layout = new QHBoxLayout(this);
   auto* side = new QWidget(this);
@@ -41,10 +42,12 @@ AugmentationTab::AugmentationTab(QWidget* parent) : QWidget(parent) {
     form->addRow(label, ed);
     editors_.insert(name, ed);
     connect(ed, &QDoubleSpinBox::valueChanged, this, [this, name](double v) {
-      if (syncing_) return;
-      params_.set(name.toStdString(), v);
-      Q_EMIT paramEdited(name, v);
-      requestRender();
+      ywb::AugmentParams p = ywb::augmentParamsOf(model_->args());
+      p.set(name.toStdString(), v);
+      QString error;
+      if (!model_->update(
+              {name}, [&](ywb::TrainArgs& a) { ywb::applyAugmentParams(p, a); }, &error))
+        status_->setText(error);
     });
   }
   count_ = new QSpinBox(side);
@@ -76,6 +79,8 @@ AugmentationTab::AugmentationTab(QWidget* parent) : QWidget(parent) {
   view_->setStyleSheet("background: #1a1d23;");
   layout->addWidget(side);
   layout->addWidget(view_, 1);
+  connect(model_, &TrainArgsModel::changed, this, &AugmentationTab::showModel);
+  showModel();
 }
 
 AugmentationTab::~AugmentationTab() = default;
@@ -86,27 +91,23 @@ void AugmentationTab::setDataset(const QString& yaml) {
   requestRender();
 }
 
-void AugmentationTab::setParams(const ywb::AugmentParams& p, int imgsz) {
-  bool changed = imgsz != imgsz_;
-  imgsz_ = imgsz;
-  syncing_ = true;
+void AugmentationTab::showModel() {
+  const ywb::TrainArgs& a = model_->args();
+  const ywb::AugmentParams p = ywb::augmentParamsOf(a);
+  bool changed = a.imgsz != imgsz_;
+  imgsz_ = a.imgsz;
   for (const std::string& n : ywb::AugmentParams::names()) {
     const double v = p.get(n);
-    if (v != params_.get(n)) {
-      changed = true;
-      params_.set(n, v);
-      if (auto* ed = editors_.value(QString::fromStdString(n))) ed->setValue(v);
+    if (v == params_.get(n)) continue;
+    changed = true;
+    if (auto* ed = editors_.value(QString::fromStdString(n))) {
+      const QSignalBlocker block(ed);  // showing the model must not write back into it
+      ed->setValue(v);
     }
   }
-  syncing_ = false;
-  if (changed) requestRender();
-}
-
-void AugmentationTab::setArgs(const ywb::TrainArgs& a) {
-  ywb::AugmentParams p;
-  for (const std::string& n : ywb::AugmentParams::names()) p.set(n, std::stod(a.get(n)));
-  setParams(p, a.imgsz);
+  params_ = p;
   if (!a.data.empty()) setDataset(QString::fromStdString(a.data));
+  if (changed) requestRender();
 }
 
 void AugmentationTab::reroll() {

@@ -1,6 +1,7 @@
 // The Augmentation preview: a grid of augmented training samples with boxes (ywb::PreviewRenderer, which
 // keeps the dataset scan), re-rendered on every parameter change and on "reroll". Renders run on a worker
-// thread; changes made while one renders coalesce into one follow-up render.
+// thread; changes made while one renders coalesce into one follow-up render. Its settings are a view of the
+// TrainArgsModel it shares with the Hyperparameters tab.
 // Thread rules: GUI thread; the renderer object is only touched by the render thread.
 #pragma once
 #include <QHash>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "train_args_model.h"
 #include "ywb/augment.h"
 #include "ywb/train_args.h"
 
@@ -27,14 +29,14 @@ namespace ywb::gui {
 class AugmentationTab : public QWidget {
   Q_OBJECT
  public:
-  explicit AugmentationTab(QWidget* parent = nullptr);
+  /// A view of `model`'s dataset, image size and augmentation settings (nullptr: a model of its own).
+  explicit AugmentationTab(TrainArgsModel* model, QWidget* parent = nullptr);
+  explicit AugmentationTab(QWidget* parent = nullptr) : AugmentationTab(nullptr, parent) {}
   ~AugmentationTab() override;
   void setDataset(const QString& yaml);
-  /// Shows these settings (from the Hyperparameters tab) and re-renders when they differ.
-  void setParams(const ywb::AugmentParams& params, int imgsz);
-  /// Takes the dataset, image size and augmentation settings from training arguments.
-  void setArgs(const ywb::TrainArgs& args);
+  /// The settings shown (the model's).
   const ywb::AugmentParams& params() const { return params_; }
+  TrainArgsModel* model() const { return model_; }
   /// Draws new random samples.
   void reroll();
   const QImage& lastImage() const { return image_; }
@@ -46,12 +48,11 @@ class AugmentationTab : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  Q_SIGNALS:
-  /// The user changed one augmentation setting here (name is the Ultralytics name).
-  void paramEdited(const QString& name, double value);
   void rendered(double ms);
   void logLine(const QString& line);
 
  private:
+  void showModel();
   void requestRender();
   void startRender();
   void finishRender(const QImage& image, const QString& error, double ms);
@@ -72,7 +73,7 @@ class AugmentationTab : public QWidget {
   bool pending_ = false;  // a render was asked for while the tab was hidden
   int renders_ = 0;
   double last_ms_ = 0;
-  bool syncing_ = false;
+  TrainArgsModel* model_ = nullptr;
 };
 
 }  // namespace ywb::gui

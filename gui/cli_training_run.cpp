@@ -5,35 +5,11 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QStandardPaths>
 
+#include "ywb/run_record.h"
+
 namespace ywb::gui {
-namespace {
-
-bool phaseFromName(const QString& name, ywb::TrainPhase& out) {
-  for (int i = 0; i <= int(ywb::TrainPhase::Failed); ++i) {
-    const auto p = static_cast<ywb::TrainPhase>(i);
-    if (name == QLatin1String(ywb::trainPhaseName(p))) {
-      out = p;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string str(const QJsonObject& o, const char* key) {
-  return o.value(QLatin1String(key)).toString().toStdString();
-}
-
-double num(const QJsonObject& o, const char* key) {
-  return o.value(QLatin1String(key)).toDouble();
-}
-
-}  // namespace
-
 CliTrainingRun::CliTrainingRun(QObject* parent) : QObject(parent) {
   proc_.setProcessChannelMode(QProcess::SeparateChannels);
   connect(&proc_, &QProcess::readyReadStandardOutput, this, &CliTrainingRun::readStdout);
@@ -84,8 +60,6 @@ bool CliTrainingRun::start(const QString& program, const ywb::TrainArgs& args) {
   err_tail_.clear();
   got_finished_ = false;
   paused_ = false;
-  validate_every_epoch_ = args.val;
-  clock_.start();
   const QStringList argv = commandLine(args);
   Q_EMIT logLine(tr("$ %1 %2").arg(program, argv.join(' ')));
   proc_.start(program, argv);
@@ -124,82 +98,28 @@ void CliTrainingRun::readStderr() {
 }
 
 void CliTrainingRun::handleEvent(const QByteArray& line) {
-  QJsonParseError error{};
-  const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
-  if (error.error != QJsonParseError::NoError || !doc.isObject()) {
-    Q_EMIT logLine(QString::fromUtf8(line));  // not an event: show it as it is
-    return;
-  }
-  const QJsonObject o = doc.object();
-  const QString event = o.value("event").toString();
-  if (event == "phase") {
-    ywb::TrainPhase p{};
-    if (phaseFromName(o.value("phase").toString(), p)) Q_EMIT phase(p, o.value("detail").toString());
-  } else if (event == "log") {
-    Q_EMIT logLine(o.value("line").toString());
-  } else if (event == "step") {
-    // The JSON counts epochs and batches from 1, the structs from 0.
-    ywb::StepMetrics m;
-    m.epoch = o.value("epoch").toInt() - 1;
-    m.epochs = o.value("epochs").toInt();
-    m.batch = o.value("batch").toInteger() - 1;
-    m.batches = o.value("batches").toInteger();
-    m.iteration = int64_t(m.epoch) * m.batches + m.batch;
-    m.box = num(o, "box");
-    m.cls = num(o, "cls");
-    m.dfl = num(o, "dfl");
-    const QJsonArray lr = o.value("lr").toArray();
-    for (int i = 0; i < 3 && i < lr.size(); ++i) m.lr[i] = lr[i].toDouble();
-    m.images_per_s = num(o, "images_per_s");
-    m.data_wait_s = num(o, "data_wait_s");
-    m.compute_s = num(o, "compute_s");
-    m.device_mem = o.value("device_mem").toInteger();
-    m.eta_s = num(o, "eta_s");
-    m.elapsed_s = double(clock_.elapsed()) / 1000.0;
-    Q_EMIT step(m);
-  } else if (event == "epoch") {
-    ywb::EpochMetrics m;
-    m.epoch = o.value("epoch").toInt() - 1;
-    m.epochs = o.value("epochs").toInt();
-    m.time_s = num(o, "time");
-    m.train_box = num(o, "train/box_loss");
-    m.train_cls = num(o, "train/cls_loss");
-    m.train_dfl = num(o, "train/dfl_loss");
-    m.val_box = num(o, "val/box_loss");
-    m.val_cls = num(o, "val/cls_loss");
-    m.val_dfl = num(o, "val/dfl_loss");
-    m.precision = num(o, "metrics/precision(B)");
-    m.recall = num(o, "metrics/recall(B)");
-    m.map50 = num(o, "metrics/mAP50(B)");
-    m.map = num(o, "metrics/mAP50-95(B)");
-    m.fitness = m.map;
-    m.best = o.value("best").toBool();
-    // The event does not say whether the epoch was validated: the trainer validates every epoch with
-    // val=true and always the last one.
-    m.validated = o.contains("validated") ? o.value("validated").toBool()
-                                          : validate_every_epoch_ || m.epoch + 1 == m.epochs;
-    for (const QJsonValue& v : o.value("classes").toArray()) {
-      const QJsonObject c = v.toObject();
-      m.classes.push_back({str(c, "name"), c.value("instances").toInteger(), num(c, "precision"),
-                           num(c, "recall"), num(c, "mAP50"), num(c, "mAP50-95")});
-    }
-    Q_EMIT epoch(m);
-  } else if (event == "finished") {
-    ywb::TrainSummary s;
-    s.run_dir = str(o, "run_dir");
-    s.last = str(o, "last");
-    s.best = str(o, "best");
-    s.epochs_completed = o.value("epochs_completed").toInt();
-    s.best_epoch = o.value("best_epoch").toInt() - 1;
-    s.best_fitness = num(o, "best_fitness");
-    s.stopped = o.value("stopped").toBool();
-    s.early_stopped = o.value("early_stopped").toBool();
-    s.stop_reason = str(o, "reason");
-    s.seconds = num(o, "seconds");
-    s.images_per_s = num(o, "images_per_s");
-    s.amp = str(o, "amp");
-    got_finished_ = true;
-    Q_EMIT finished(s);
+  // The engine's codec reads what `ywb train --json` wrote with it: every field arrives, none is guessed.
+  const ywb::TrainEvent e = ywb::parseTrainEvent(line.toStdString());
+  switch (e.kind) {
+    case ywb::TrainEvent::Kind::None:
+      Q_EMIT logLine(QString::fromUtf8(line));  // not an event: show it as it is
+      break;
+    case ywb::TrainEvent::Kind::Phase:
+      Q_EMIT phase(e.phase, QString::fromStdString(e.text));
+      break;
+    case ywb::TrainEvent::Kind::Log:
+      Q_EMIT logLine(QString::fromStdString(e.text));
+      break;
+    case ywb::TrainEvent::Kind::Step:
+      Q_EMIT step(e.step);
+      break;
+    case ywb::TrainEvent::Kind::Epoch:
+      Q_EMIT epoch(e.epoch);
+      break;
+    case ywb::TrainEvent::Kind::Finished:
+      got_finished_ = true;
+      Q_EMIT finished(e.summary);
+      break;
   }
 }
 

@@ -1,10 +1,9 @@
 // Runs `ywb train ... --json` as a child process and turns rank 0's JSON event stream back into the
-// trainer's event structs. This is how the GUI starts multi-rank runs (device=0,1 or device=cpu world=2):
-// the engine's distributed runs need one process per rank, which the CLI's local launcher starts; it relays
-// rank 0's stdout unchanged and the other ranks' stderr prefixed with "[rank N] ".
-// Thread rules: GUI thread only; output is read from QProcess's signals, never by blocking.
+// trainer's event structs with the engine's codec (ywb/run_record.h). This is how the GUI starts multi-rank
+// runs (device=0,1 or device=cpu world=2): the engine's distributed runs need one process per rank, which the
+// CLI's local launcher starts; it relays rank 0's stdout unchanged and the other ranks' stderr prefixed with
+// "[rank N] ". Thread rules: GUI thread only; output is read from QProcess's signals, never by blocking.
 #pragma once
-#include <QElapsedTimer>
 #include <QObject>
 #include <QProcess>
 #include <QStringList>
@@ -57,10 +56,8 @@ class CliTrainingRun : public QObject {
   QProcess proc_;
   QByteArray out_, err_;
   QStringList err_tail_;  // the last stderr lines, for the failure message
-  QElapsedTimer clock_;
   bool got_finished_ = false;
   bool paused_ = false;
-  bool validate_every_epoch_ = true;
 };
 
 }  // namespace ywb::gui

@@ -41,7 +41,8 @@ QString groupTitle(const std::string& g) {
 
 }  // namespace
 
-HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
+HyperparamsTab::HyperparamsTab(TrainArgsModel* model, QWidget* parent)
+    : QWidget(parent), model_(model ? model : new TrainArgsModel(this)) {
   setObjectName("hyperparamsTab");
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
@@ -121,15 +122,28 @@ HyperparamsTab::HyperparamsTab(QWidget* parent) : QWidget(parent) {
     if (!path.isEmpty() && !saveYaml(path, &error)) status_->setText(error);
   });
   connect(reset, &QPushButton::clicked, this, &HyperparamsTab::resetAll);
+  connect(model_, &TrainArgsModel::changed, this, &HyperparamsTab::showModel);
+  showModel(editors_.keys());  // a shared model may already hold values
+}
+
+void HyperparamsTab::showModel(const QStringList& names) {
+  // Editors show the model; blocking their signals keeps this from echoing back into the model.
+  for (const QString& name : names) {
+    QWidget* w = editors_.value(name);
+    if (!w) continue;
+    const QSignalBlocker block(w);
+    writeEditor(name, QString::fromStdString(model_->args().get(name.toStdString())));
+    markModified(name);
+  }
+  if (!names.isEmpty()) Q_EMIT argsChanged();
 }
 
 QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
   const QString name = QString::fromStdString(spec.name);
   QWidget* w = nullptr;
   auto changed = [this, name] {
-    if (loading_) return;
-    markModified(name);
-    Q_EMIT argsChanged();
+    QString error;
+    if (!model_->set(name, readEditor(name), &error)) status_->setText(error);
   };
   switch (spec.type) {
     case ywb::ArgType::Int: {
@@ -210,39 +224,14 @@ QString HyperparamsTab::readEditor(const QString& name) const {
 }
 
 void HyperparamsTab::markModified(const QString& name) {
-  const ywb::ArgSpec& spec = specs_[name];
-  ywb::TrainArgs defaults;
-  bool mod = false;
-  try {
-    ywb::TrainArgs a;
-    a.set(spec.name, readEditor(name).toStdString());
-    mod = a.get(spec.name) != defaults.get(spec.name);
-  } catch (const std::exception&) {
-    mod = true;
-  }
+  const std::string key = name.toStdString();
+  const bool mod = model_->args().get(key) != ywb::TrainArgs{}.get(key);
   labels_[name]->setStyleSheet(mod ? "color: #f5a623; font-weight: bold;" : QString());
   resets_[name]->setEnabled(mod);
 }
 
-ywb::TrainArgs HyperparamsTab::args() const {
-  ywb::TrainArgs a;
-  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it) {
-    try {
-      a.set(it.key().toStdString(), readEditor(it.key()).toStdString());
-    } catch (const std::exception&) {
-      // editors enforce ranges; a value that still fails keeps the default
-    }
-  }
-  return a;
-}
-
 void HyperparamsTab::setArgs(const ywb::TrainArgs& a) {
-  loading_ = true;
-  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it)
-    writeEditor(it.key(), QString::fromStdString(a.get(it.key().toStdString())));
-  loading_ = false;
-  for (auto it = editors_.constBegin(); it != editors_.constEnd(); ++it) markModified(it.key());
-  Q_EMIT argsChanged();
+  model_->setAll(a);
 }
 
 bool HyperparamsTab::setValue(const QString& name, const QString& value) {
@@ -255,15 +244,11 @@ bool HyperparamsTab::setValue(const QString& name, const QString& value) {
     status_->setText(tr("%1=%2: expected one of %3").arg(name, value, c.join(", ")));
     return false;
   }
-  ywb::TrainArgs probe;
-  try {
-    probe.set(name.toStdString(), value.toStdString());  // the engine's own range/type check
-  } catch (const std::exception& e) {
-    status_->setText(QString::fromUtf8(e.what()));
+  QString error;
+  if (!model_->set(name, value, &error)) {  // the engine's own range/type check
+    status_->setText(error);
     return false;
   }
-  if (readEditor(name) == QString::fromStdString(probe.get(name.toStdString()))) return true;
-  writeEditor(name, QString::fromStdString(probe.get(name.toStdString())));
   return true;
 }
 

@@ -1,11 +1,13 @@
 // The Hyperparameters tab: one editor per training argument, generated from ywb::trainArgSpecs() (grouped,
 // Ultralytics names, tooltips with the help text, default and range; ranges enforced by the editors),
 // modified values highlighted, per-argument and global reset, YAML load/save (a user's Ultralytics YAML
-// loads; unknown keys are listed, not fatal). Thread rules: GUI thread only.
+// loads; unknown keys are listed, not fatal). It is a view of a TrainArgsModel, shared with the Augmentation
+// tab. Thread rules: GUI thread only.
 #pragma once
 #include <QHash>
 #include <QWidget>
 
+#include "train_args_model.h"
 #include "ywb/train_args.h"
 
 class QLabel;
@@ -15,9 +17,12 @@ namespace ywb::gui {
 class HyperparamsTab : public QWidget {
   Q_OBJECT
  public:
-  explicit HyperparamsTab(QWidget* parent = nullptr);
+  /// A view of `model` (nullptr: a model of its own).
+  explicit HyperparamsTab(TrainArgsModel* model, QWidget* parent = nullptr);
+  explicit HyperparamsTab(QWidget* parent = nullptr) : HyperparamsTab(nullptr, parent) {}
   /// The arguments as currently edited.
-  ywb::TrainArgs args() const;
+  ywb::TrainArgs args() const { return model_->args(); }
+  TrainArgsModel* model() const { return model_; }
   /// Shows `args` in the editors.
   void setArgs(const ywb::TrainArgs& args);
   /// Sets one argument from text; returns false (and changes nothing) when the value is rejected.
@@ -45,13 +50,14 @@ class HyperparamsTab : public QWidget {
   void writeEditor(const QString& name, const QString& text);
   QString readEditor(const QString& name) const;
   void markModified(const QString& name);
+  void showModel(const QStringList& names);
 
   QHash<QString, QWidget*> editors_;
   QHash<QString, QLabel*> labels_;
   QHash<QString, QWidget*> resets_;
   QHash<QString, ywb::ArgSpec> specs_;
   QLabel* status_ = nullptr;
-  bool loading_ = false;
+  TrainArgsModel* model_ = nullptr;
 };
 
 }  // namespace ywb::gui

@@ -25,6 +25,7 @@
 #include "runs_tab.h"
 #include "system_panel.h"
 #include "theme.h"
+#include "train_args_model.h"
 #include "training_controller.h"
 #include "training_tab.h"
 #include "ywb/quick_start.h"
@@ -51,8 +52,9 @@ void MainWindow::buildTabs() {
   tabs_->setObjectName("mainTabs");
   tabs_->setDocumentMode(true);
   dataset_ = new DatasetTab(tabs_);
-  hyper_ = new HyperparamsTab(tabs_);
-  augment_ = new AugmentationTab(tabs_);
+  auto* train_args = new TrainArgsModel(this);  // the one set of training arguments, viewed by both tabs
+  hyper_ = new HyperparamsTab(train_args, tabs_);
+  augment_ = new AugmentationTab(train_args, tabs_);
   training_ = new TrainingTab(tabs_);
   runs_ = new RunsTab(tabs_);
   features_ = new FeatureMapsTab(tabs_);
@@ -69,13 +71,9 @@ void MainWindow::buildTabs() {
   tabs_->addTab(runs_, tr("Runs"));
   setCentralWidget(tabs_);
 
-  // The tabs share one set of training arguments (the Hyperparameters tab's); these connections keep the
-  // views in step with it.
+  // The Hyperparameters and Augmentation tabs view one TrainArgsModel; the other tabs follow it.
   connect(dataset_, &DatasetTab::datasetOpened, hyper_,
           [this](const QString& yaml) { hyper_->setValue("data", yaml); });
-  connect(hyper_, &HyperparamsTab::argsChanged, augment_, [this] { augment_->setArgs(hyper_->args()); });
-  connect(augment_, &AugmentationTab::paramEdited, hyper_,
-          [this](const QString& name, double v) { hyper_->setValue(name, QString::number(v, 'g', 10)); });
   connect(hyper_, &HyperparamsTab::argsChanged, this, [this] {
     const ywb::TrainArgs a = hyper_->args();
     predictions_->setDataset(QString::fromStdString(a.data));

@@ -12,10 +12,10 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QTextStream>
 #include <QVBoxLayout>
 
 #include "metric_chart.h"
+#include "ywb/results_csv.h"
 
 namespace ywb::gui {
 
@@ -23,17 +23,23 @@ bool RunResults::load(const QString& run_dir) {
   dir = run_dir;
   columns.clear();
   values.clear();
-  QFile f(run_dir + "/results.csv");
-  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return false;
-  QTextStream in(&f);
-  if (in.atEnd()) return false;
-  for (const QString& c : in.readLine().split(',')) columns << c.trimmed();  // Ultralytics pads names
-  while (!in.atEnd()) {
-    const QStringList cells = in.readLine().split(',');
-    if (cells.size() != columns.size()) continue;  // a torn last line of a running run
-    for (int i = 0; i < cells.size(); ++i) values[columns[i]] << cells[i].trimmed().toDouble();
+  best = -1;
+  error.clear();
+  const QString path = run_dir + "/results.csv";
+  if (!QFileInfo::exists(path)) return false;
+  try {
+    const std::vector<ywb::ResultsRow> rows = ywb::readResults(path.toStdString());
+    for (const auto& c : ywb::resultsColumns()) columns << QString::fromStdString(c);
+    for (const auto& r : rows) {
+      const std::vector<double> v = ywb::resultsRowValues(r);
+      for (int i = 0; i < columns.size(); ++i) values[columns[i]] << v[size_t(i)];
+    }
+    best = ywb::bestResultsRow(rows);
+    return true;
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+    return false;
   }
-  return true;
 }
 
 RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
@@ -64,7 +70,8 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   table_->setHorizontalHeaderLabels(
       {tr("Run"), tr("Epochs"), tr("Best epoch"), tr("mAP50-95"), tr("mAP50"), tr("P"), tr("R")});
   table_->horizontalHeaderItem(3)->setToolTip(
-      tr("COCO-exact mAP50-95 of the best epoch (fitness 0.1 mAP50 + 0.9 mAP50-95)"));
+      tr("COCO-exact mAP50-95 of the best epoch: the epoch whose weights are in weights/best (highest "
+         "fitness = mAP50-95, as Ultralytics 8.3 selects)"));
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -100,29 +107,23 @@ void RunsTab::refresh() {
   const QDir dir(folder_->text());
   for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time)) {
     RunResults r;
-    if (r.load(fi.absoluteFilePath())) runs_ << r;
+    if (r.load(fi.absoluteFilePath()) || !r.error.isEmpty()) runs_ << r;  // unreadable: listed with why
   }
   const QSignalBlocker block(table_);
   table_->clearContents();
   table_->setRowCount(runs_.size());
   for (int row = 0; row < runs_.size(); ++row) {
     const RunResults& r = runs_[row];
-    const auto& m = r.values.value("metrics/mAP50-95(B)");
-    const auto& m50 = r.values.value("metrics/mAP50(B)");
-    int best = -1;
-    double best_fit = -1;
-    for (int e = 0; e < m.size() && e < m50.size(); ++e) {
-      const double fit = 0.1 * m50[e] + 0.9 * m[e];  // Ultralytics' fitness, as the trainer picks `best`
-      if (fit > best_fit) best_fit = fit, best = e;
-    }
+    const int best = r.best;
     auto num = [&](const char* col) {
       const auto& v = r.values.value(col);
       return best >= 0 && best < v.size() ? QString::number(v[best], 'f', 4) : QString("-");
     };
     table_->setItem(row, 0, new QTableWidgetItem(QFileInfo(r.dir).fileName()));
-    table_->item(row, 0)->setToolTip(r.dir);
+    table_->item(row, 0)->setToolTip(r.error.isEmpty() ? r.dir : r.error);
     table_->setItem(row, 1, new QTableWidgetItem(QString::number(r.epochs())));
-    table_->setItem(row, 2, new QTableWidgetItem(best >= 0 ? QString::number(best + 1) : "-"));
+    const auto& epoch = r.values.value("epoch");
+    table_->setItem(row, 2, new QTableWidgetItem(best >= 0 ? QString::number(int(epoch[best])) : "-"));
     table_->setItem(row, 3, new QTableWidgetItem(num("metrics/mAP50-95(B)")));
     table_->setItem(row, 4, new QTableWidgetItem(num("metrics/mAP50(B)")));
     table_->setItem(row, 5, new QTableWidgetItem(num("metrics/precision(B)")));

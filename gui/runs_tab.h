@@ -15,12 +15,14 @@ namespace ywb::gui {
 
 class MetricChart;
 
-/// One run's results.csv: column name -> values per epoch.
+/// One run's results.csv, read by the engine's reader (ywb/results_csv.h): column name -> values per epoch.
 struct RunResults {
   QString dir;
   QStringList columns;
   QMap<QString, QVector<double>> values;
-  /// Reads dir/results.csv; false when missing or unreadable.
+  int best = -1;  ///< row of the epoch whose weights are in weights/best (ywb::bestResultsRow), -1: none
+  QString error;  ///< why a results.csv that exists could not be read
+  /// Reads dir/results.csv; false when missing or unreadable (then `error` says why).
   bool load(const QString& run_dir);
   int epochs() const { return values.value("epoch").size(); }
 };

@@ -8,6 +8,7 @@
 #include "cli_training_run.h"
 #include "ywb/dist.h"
 #include "ywb/error.h"
+#include "ywb/run_record.h"
 #include "ywb/trainer.h"
 
 namespace ywb::gui {
@@ -22,7 +23,7 @@ class TrainingController::Observer : public ywb::TrainObserver {
     });
   }
   void onStep(const ywb::StepMetrics& m) override {
-    last_step_x_ = m.epoch + double(m.batch + 1) / double(std::max<int64_t>(1, m.batches));
+    last_step_x_ = ywb::stepEpochPosition(m);
     owner_->pushStep(m);
   }
   void onEpoch(const ywb::EpochMetrics& m) override {
@@ -77,10 +78,12 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   cli_run_ = nullptr;
   args_ = args;
   try {
-    if (ywb::localRanksRequested(args.device, args.world) > 1) {
+    // The run's own arguments decide the process layout: a resumed multi-rank run relaunches its ranks.
+    const ywb::TrainArgs resolved = ywb::resolveTrainArgs(args);
+    if (const int ranks = ywb::localRanksRequested(resolved.device, resolved.world); ranks > 1) {
       trainer_.reset();  // the previous run's thread has been reaped above
       observer_.reset();
-      return startProcess(args);
+      return startProcess(args, ranks);
     }
     trainer_ = std::make_unique<ywb::Trainer>(args);
   } catch (const std::exception& e) {
@@ -113,7 +116,7 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   return true;
 }
 
-bool TrainingController::startProcess(const ywb::TrainArgs& args) {
+bool TrainingController::startProcess(const ywb::TrainArgs& args, int ranks) {
   const QString program = cli_path_.isEmpty() ? CliTrainingRun::findCli() : cli_path_;
   if (program.isEmpty()) {
     Q_EMIT failed(
@@ -127,7 +130,7 @@ bool TrainingController::startProcess(const ywb::TrainArgs& args) {
   connect(run, &CliTrainingRun::phase, this,
           [this](ywb::TrainPhase p, const QString& d) { Q_EMIT phaseChanged(p, d, cli_last_x_); });
   connect(run, &CliTrainingRun::step, this, [this](const ywb::StepMetrics& m) {
-    cli_last_x_ = m.epoch + double(m.batch + 1) / double(std::max<int64_t>(1, m.batches));
+    cli_last_x_ = ywb::stepEpochPosition(m);
     pushStep(m);
   });
   connect(run, &CliTrainingRun::epoch, this, &TrainingController::epochFinished);
@@ -141,8 +144,7 @@ bool TrainingController::startProcess(const ywb::TrainArgs& args) {
   });
   running_ = true;
   paused_ = false;
-  Q_EMIT logLine(tr("Multi-rank run: %1 processes through the ywb launcher")
-                     .arg(ywb::localRanksRequested(args.device, args.world)));
+  Q_EMIT logLine(tr("Multi-rank run: %1 processes through the ywb launcher").arg(ranks));
   run->start(program, args);
   Q_EMIT started();
   return true;

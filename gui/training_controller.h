@@ -71,7 +71,7 @@ class TrainingController : public QObject {
   class Observer;
   friend class Observer;
   void pushStep(const ywb::StepMetrics& m);
-  bool startProcess(const ywb::TrainArgs& args);
+  bool startProcess(const ywb::TrainArgs& args, int ranks);
 
   std::unique_ptr<ywb::Trainer> trainer_;
   std::unique_ptr<Observer> observer_;

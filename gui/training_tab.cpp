@@ -21,6 +21,7 @@
 #include "metric_chart.h"
 #include "system_sampler.h"
 #include "training_controller.h"
+#include "ywb/run_record.h"
 
 namespace ywb::gui {
 namespace {
@@ -239,8 +240,7 @@ void TrainingTab::setPaused(bool paused) {
 void TrainingTab::drain() {
   const std::vector<ywb::StepMetrics> steps = controller_->takeSteps();
   for (const auto& m : steps) {
-    const double batches = double(std::max<int64_t>(1, m.batches));
-    const double x = m.epoch + double(m.batch + 1) / batches;
+    const double x = ywb::stepEpochPosition(m);
     if (x <= last_x_) {  // (equal: one step ran before the stop and runs again)
       // A run stopped mid-epoch resumes at the start of that epoch: drop the partial epoch's points so the
       // repeated steps replace them.

@@ -4,7 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
+
+#include "ywb/run_record.h"
 
 namespace ywb::cli {
 namespace {
@@ -20,8 +21,8 @@ std::string clock(double s) {
   return buf;
 }
 
-void emit(const nlohmann::json& j) {
-  std::cout << j.dump() << std::endl;
+void emit(const std::string& event_line) {
+  std::cout << event_line << std::endl;
 }
 
 }  // namespace
@@ -34,35 +35,20 @@ void TrainProgress::endBar() {
 }
 
 void TrainProgress::onPhase(TrainPhase phase, const std::string& detail) {
-  if (json_) return emit({{"event", "phase"}, {"phase", trainPhaseName(phase)}, {"detail", detail}});
+  if (json_) return emit(phaseEventJson(phase, detail));
   if (phase == TrainPhase::Training || phase == TrainPhase::Warmup || phase == TrainPhase::Saving) return;
   endBar();
   std::cout << "[" << trainPhaseName(phase) << "] " << detail << std::endl;
 }
 
 void TrainProgress::onLog(const std::string& line) {
-  if (json_) return emit({{"event", "log"}, {"line", line}});
+  if (json_) return emit(logEventJson(line));
   endBar();
   std::cout << line << std::endl;
 }
 
 void TrainProgress::onStep(const StepMetrics& m) {
-  if (json_) {
-    return emit({{"event", "step"},
-                 {"epoch", m.epoch + 1},
-                 {"epochs", m.epochs},
-                 {"batch", m.batch + 1},
-                 {"batches", m.batches},
-                 {"box", m.box},
-                 {"cls", m.cls},
-                 {"dfl", m.dfl},
-                 {"lr", {m.lr[0], m.lr[1], m.lr[2]}},
-                 {"images_per_s", m.images_per_s},
-                 {"data_wait_s", m.data_wait_s},
-                 {"compute_s", m.compute_s},
-                 {"device_mem", m.device_mem},
-                 {"eta_s", m.eta_s}});
-  }
+  if (json_) return emit(stepEventJson(m));
   const bool last = m.batch + 1 == m.batches;
   const auto now = std::chrono::steady_clock::now();
   if (!last && !tty_) return;  // pipes and logs get one line per epoch
@@ -91,35 +77,7 @@ void TrainProgress::onStep(const StepMetrics& m) {
 }
 
 void TrainProgress::onEpoch(const EpochMetrics& m) {
-  if (json_) {
-    nlohmann::json classes = nlohmann::json::array();
-    for (const auto& c : m.classes) {
-      classes.push_back({{"name", c.name},
-                         {"instances", c.instances},
-                         {"precision", c.precision},
-                         {"recall", c.recall},
-                         {"mAP50", c.ap50},
-                         {"mAP50-95", c.ap}});
-    }
-    return emit({{"event", "epoch"},
-                 {"epoch", m.epoch + 1},
-                 {"epochs", m.epochs},
-                 {"time", m.time_s},
-                 {"train/box_loss", m.train_box},
-                 {"train/cls_loss", m.train_cls},
-                 {"train/dfl_loss", m.train_dfl},
-                 {"metrics/precision(B)", m.precision},
-                 {"metrics/recall(B)", m.recall},
-                 {"metrics/mAP50(B)", m.map50},
-                 {"metrics/mAP50-95(B)", m.map},
-                 {"val/box_loss", m.val_box},
-                 {"val/cls_loss", m.val_cls},
-                 {"val/dfl_loss", m.val_dfl},
-                 {"best", m.best},
-                 {"validated", m.validated},
-                 {"metric_kind", "COCO-exact"},
-                 {"classes", classes}});
-  }
+  if (json_) return emit(epochEventJson(m));
   endBar();
   if (!m.validated) return;
   std::printf("%22s%11s%11s%11s%11s  (COCO-exact mAP)%s\n", "Box(P", "R", "mAP50", "mAP50-95", "val loss",
@@ -129,21 +87,7 @@ void TrainProgress::onEpoch(const EpochMetrics& m) {
 }
 
 void TrainProgress::onFinished(const TrainSummary& s) {
-  if (json_) {
-    return emit({{"event", "finished"},
-                 {"run_dir", s.run_dir},
-                 {"last", s.last},
-                 {"best", s.best},
-                 {"epochs_completed", s.epochs_completed},
-                 {"best_epoch", s.best_epoch + 1},
-                 {"best_fitness", s.best_fitness},
-                 {"stopped", s.stopped},
-                 {"early_stopped", s.early_stopped},
-                 {"reason", s.stop_reason},
-                 {"seconds", s.seconds},
-                 {"images_per_s", s.images_per_s},
-                 {"amp", s.amp}});
-  }
+  if (json_) return emit(finishedEventJson(s));
   endBar();
   std::printf("\n%d epochs completed in %s (%.1f images/s training, AMP %s)%s%s\n", s.epochs_completed,
               clock(s.seconds).c_str(), s.images_per_s, s.amp.c_str(), s.stop_reason.empty() ? "" : ": ",
@@ -157,6 +101,10 @@ void TrainProgress::onFinished(const TrainSummary& s) {
       std::printf("%22s%11lld%11.3f%11.3f%11.3f%11.3f\n", c.name.substr(0, 21).c_str(),
                   (long long)c.instances, c.precision, c.recall, c.ap50, c.ap);
     }
+  }
+  if (s.failed_image_loads > 0) {
+    std::printf("%lld training image load(s) failed and were replaced by grey, e.g. %s\n",
+                (long long)s.failed_image_loads, s.failed_images.empty() ? "?" : s.failed_images[0].c_str());
   }
   std::printf("Results in %s (weights/last.safetensors%s)\n", s.run_dir.c_str(),
               s.best.empty() ? "" : ", weights/best.safetensors");

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/verb_registry.h"
+#include "ywb/augment.h"
 #include "ywb/loader_bench.h"
 
 namespace ywb::cli {
@@ -26,9 +27,11 @@ int runBench(const Args& a) {
   o.cache_ram = cache == "ram" || cache == "true";
   o.augment = a.boolean("augment", true);
   o.seed = uint64_t(a.integer("seed", 0));
-  for (const auto& n : AugmentParams::names()) {
-    if (a.has(n)) o.hyp.set(n, a.number(n, 0));
-  }
+  // The augmentation keys are training arguments: the same ranges and messages as `ywb train`.
+  TrainArgs aug;
+  for (const auto& n : AugmentParams::names())
+    if (a.has(n)) aug.set(n, a.str(n));
+  o.hyp = augmentParamsOf(aug);
   const LoaderBenchReport r = runLoaderBench(o);
   std::cout << (a.json ? loaderBenchJson(o, r) + "\n" : loaderBenchText(o, r));
   return 0;

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/verb_registry.h"
+#include "ywb/augment.h"
 #include "ywb/preview.h"
 
 namespace ywb::cli {
@@ -19,10 +20,11 @@ int runPreview(const Args& a) {
   o.count = int(a.integer("count", o.count));
   o.boxes = a.boolean("boxes", true);
   o.split = a.str("split", "train");
-  for (const auto& n : AugmentParams::names()) {
-    if (a.has(n)) o.hyp.set(n, a.number(n, 0));
-  }
-  o.hyp.validate();
+  // The augmentation keys are training arguments: the same ranges and messages as `ywb train`.
+  TrainArgs aug;
+  for (const auto& n : AugmentParams::names())
+    if (a.has(n)) aug.set(n, a.str(n));
+  o.hyp = augmentParamsOf(aug);
   const std::string out = a.str("out", "preview.jpg");
   const RgbImage img = renderPreview(o);
   saveRgbImage(img, out);

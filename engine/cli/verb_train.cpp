@@ -42,16 +42,18 @@ int runTrain(const Args& a) {
   }
   // Several ranks asked for and no launcher around us: start one process per rank (this binary again,
   // with torchrun's variables), relay rank 0's output and fail if any rank fails.
-  const int ranks = localRanksRequested(args.device, args.world);
+  // Counted from the arguments the run will use: a resumed run keeps its checkpoint's layout.
+  const TrainArgs resolved = resolveTrainArgs(args);
+  const int ranks = localRanksRequested(resolved.device, resolved.world);
   if (!distEnvFromEnvironment().present && ranks > 1) {
     LaunchOptions lo;
     lo.argv = {"ywb", "train"};
     for (const auto& [key, value] : a.values) lo.argv.push_back(key + "=" + value);
     if (a.json) lo.argv.push_back("--json");
     lo.world = ranks;
-    lo.grace_s = args.dist_timeout + 30;
+    lo.grace_s = resolved.dist_timeout + 30;
     if (!a.json)
-      std::cerr << "ywb: starting " << ranks << " ranks on this machine (device=" << args.device << ")\n";
+      std::cerr << "ywb: starting " << ranks << " ranks on this machine (device=" << resolved.device << ")\n";
     std::signal(SIGUSR1, SIG_IGN);  // the launcher forwards it to rank 0 (see launchLocalWorkers)
     return launchLocalWorkers(lo);
   }

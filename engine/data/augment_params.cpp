@@ -6,7 +6,8 @@
 namespace ywb {
 namespace {
 
-// Name -> member table; one place so set/get/names cannot drift apart.
+// Name -> member table, generated from the argument table so names, defaults and ranges cannot drift apart
+// from TrainArgs'.
 struct Field {
   const char* name;
   double AugmentParams::*member;
@@ -14,12 +15,9 @@ struct Field {
 };
 
 const Field kFields[] = {
-    {"hsv_h", &AugmentParams::hsv_h, 0, 1},         {"hsv_s", &AugmentParams::hsv_s, 0, 1},
-    {"hsv_v", &AugmentParams::hsv_v, 0, 1},         {"degrees", &AugmentParams::degrees, 0, 180},
-    {"translate", &AugmentParams::translate, 0, 1}, {"scale", &AugmentParams::scale, 0, 10},
-    {"shear", &AugmentParams::shear, 0, 90},        {"perspective", &AugmentParams::perspective, 0, 0.01},
-    {"flipud", &AugmentParams::flipud, 0, 1},       {"fliplr", &AugmentParams::fliplr, 0, 1},
-    {"mosaic", &AugmentParams::mosaic, 0, 1},       {"mixup", &AugmentParams::mixup, 0, 1},
+#define YWB_AUGMENT_ROW(T_, N_, D_, G_, LO_, HI_, H_) {#N_, &AugmentParams::N_, LO_, HI_},
+    YWB_AUGMENT_ARGS(YWB_AUGMENT_ROW)
+#undef YWB_AUGMENT_ROW
 };
 
 }  // namespace
@@ -57,6 +55,20 @@ void AugmentParams::validate() const {
       fail("augmentation setting ", f.name, "=", v, " is outside [", f.lo, ", ", f.hi, "]");
     }
   }
+}
+
+AugmentParams augmentParamsOf(const TrainArgs& args) {
+  AugmentParams p;
+#define YWB_AUGMENT_COPY(T_, N_, D_, G_, LO_, HI_, H_) p.N_ = args.N_;
+  YWB_AUGMENT_ARGS(YWB_AUGMENT_COPY)
+#undef YWB_AUGMENT_COPY
+  return p;
+}
+
+void applyAugmentParams(const AugmentParams& params, TrainArgs& args) {
+#define YWB_AUGMENT_APPLY(T_, N_, D_, G_, LO_, HI_, H_) args.N_ = params.N_;
+  YWB_AUGMENT_ARGS(YWB_AUGMENT_APPLY)
+#undef YWB_AUGMENT_APPLY
 }
 
 AugmentParams AugmentParams::none() {

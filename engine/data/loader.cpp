@@ -34,7 +34,7 @@ struct Task {
   size_t pos = 0, batch = 0, slot = 0, index = 0;
   uint64_t generation = 0;
   int epoch = 0;
-  bool mosaic = true;
+  bool multi_image = true;  // Mosaic and MixUp allowed (false once close_mosaic closes them)
   cv::Size shape;
   at::Tensor dst;
 };
@@ -71,11 +71,11 @@ struct DataLoader::Impl {
   std::vector<std::thread> threads;
   bool stop = false;
   bool started = false;
-  bool mosaic_next = true;
+  bool multi_image_next = true;
   // The current epoch's plan.
   uint64_t generation = 0;
   int epoch = 0;
-  bool mosaic = true;
+  bool multi_image = true;
   std::vector<size_t> order;
   std::vector<cv::Size> shapes;  // per batch
   size_t nbatches = 0, total = 0, next_task = 0, consumed = 0;
@@ -112,7 +112,7 @@ struct DataLoader::Impl {
       }
     }
     epoch = ep;
-    mosaic = mosaic_next;
+    multi_image = multi_image_next;
     next_task = consumed = 0;
     jobs.clear();
   }
@@ -157,7 +157,7 @@ struct DataLoader::Impl {
     t.index = order[t.pos];
     t.generation = generation;
     t.epoch = epoch;
-    t.mosaic = mosaic;
+    t.multi_image = multi_image;
     t.shape = shapes[t.batch];
     Job& job = jobs[t.batch];
     if (!job.images.defined()) {
@@ -181,7 +181,7 @@ struct DataLoader::Impl {
     double collate_s = 0;
     std::vector<float> rows;
     try {
-      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.mosaic, t.shape,
+      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.multi_image, t.shape,
                          recent ? recent->window(t.pos) : PartnerPool{});
       const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
@@ -328,6 +328,7 @@ bool DataLoader::next(Batch& batch) {
     }
   }
   batch.images = job.images;
+  batch.grouped = groupTargets(targets, int64_t(job.rows.size()), 0);
   batch.targets = targets;
   batch.paths = std::move(job.paths);
   batch.meta = std::move(job.meta);
@@ -351,9 +352,9 @@ size_t DataLoader::size() const {
   return impl_->split->images.size();
 }
 
-void DataLoader::setMosaic(bool on) {
+void DataLoader::setMultiImageAugment(bool on) {
   std::lock_guard<std::mutex> lk(impl_->m);
-  impl_->mosaic_next = on;
+  impl_->multi_image_next = on;
 }
 
 LoaderStats DataLoader::stats() const {

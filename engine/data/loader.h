@@ -1,6 +1,6 @@
 // The threaded training/validation data loader: a pool of worker threads fills a bounded queue of batches
 // (uint8 NCHW RGB images + [M, 6] targets), in order, deterministically.
-// Thread rules: one consumer thread calls startEpoch()/next()/setMosaic(); workers are internal.
+// Thread rules: one consumer thread calls startEpoch()/next()/setMultiImageAugment(); workers are internal.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "data/grouped_targets.h"
 #include "data/sample.h"
 #include "data/scanned_split.h"
 #include "ywb/augment.h"
@@ -41,6 +42,8 @@ struct LoaderOptions {
 struct Batch {
   at::Tensor images;   ///< uint8 [N, 3, H, W], RGB
   at::Tensor targets;  ///< float [M, 6]: image index in batch, class, cx, cy, w, h normalised to W, H
+  GroupedTargets
+      grouped;  ///< the same boxes grouped per image and padded (for the loss, built here on the host)
   std::vector<std::string> paths;
   std::vector<ImageMeta> meta;  ///< original size, letterbox ratio and pad, for mapping predictions back
   double wait_seconds = 0;      ///< how long next() waited for this batch
@@ -73,8 +76,9 @@ class DataLoader {
   size_t samplesPerEpoch() const;
   /// Usable images in the split.
   size_t size() const;
-  /// Turns Mosaic (and MixUp) on or off from the next startEpoch() on (close_mosaic).
-  void setMosaic(bool on);
+  /// Allows or forbids the multi-image augmentations, Mosaic and MixUp, from the next startEpoch() on
+  /// (close_mosaic forbids them for the last epochs; their probabilities stay hyp.mosaic and hyp.mixup).
+  void setMultiImageAugment(bool on);
   LoaderStats stats() const;
   /// "" when the RAM cache is in use or was not asked for; otherwise why it was refused.
   std::string cacheNote() const;

@@ -216,13 +216,13 @@ Sample SampleBuilder::letterboxed(size_t index, cv::Size target) const {
   return s;
 }
 
-Sample SampleBuilder::geometry(size_t index, Rng& rng, bool mosaic, const Flips& f,
+Sample SampleBuilder::geometry(size_t index, Rng& rng, bool multi_image, const Flips& f,
                                PartnerPool partners) const {
-  if (mosaic && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f, partners);
+  if (multi_image && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f, partners);
   return single(index, rng, f);
 }
 
-Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size target,
+Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::Size target,
                             PartnerPool partners) const {
   if (index >= source_->size())
     fail("sample index ", index, " outside the split's ", source_->size(), " images");
@@ -243,12 +243,12 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool mosaic, cv::Size t
     if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
     if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
   } else {
-    s = geometry(index, rng, mosaic, flips, partners);
-    if (mosaic && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
+    s = geometry(index, rng, multi_image, flips, partners);
+    if (multi_image && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
       const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
       Rng rng2(mixSeed(seed, 0x4D4958ull));
       // Ultralytics draws the MixUp image from the whole dataset; its own Mosaic uses the same buffer.
-      Sample other = geometry(j, rng2, mosaic, flips, partners);
+      Sample other = geometry(j, rng2, multi_image, flips, partners);
       const double r = betaSymmetric(rng, 32.0);
       cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());

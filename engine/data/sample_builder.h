@@ -24,19 +24,19 @@ class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
 
-  /// The sample for image `index` with all random choices drawn from `seed`. `mosaic` false turns Mosaic and
+  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns Mosaic and
   /// MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
   /// samples with a non-square target (rect batches) get letterbox + HSV + flips only. Mosaic draws its three
   /// partners from `partners` (the loader's RecentImages window, as Ultralytics), or from the whole split
   /// when it is empty.
-  Sample build(size_t index, uint64_t seed, bool mosaic, cv::Size target = {},
+  Sample build(size_t index, uint64_t seed, bool multi_image, cv::Size target = {},
                PartnerPool partners = {}) const;
 
   const ImageSource& source() const { return *source_; }
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool mosaic, const Flips& f, PartnerPool partners) const;
+  Sample geometry(size_t index, Rng& rng, bool multi_image, const Flips& f, PartnerPool partners) const;
   Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const;
   Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;

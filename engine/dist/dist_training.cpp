@@ -36,7 +36,14 @@ std::string stepName(int epoch, int64_t batch) {
 
 std::shared_ptr<DistContext> joinDistributedRun(const TrainArgs& a) {
   const DistEnv env = distEnvFromEnvironment();
-  if (!env.present) return nullptr;
+  if (!env.present) {
+    const int ranks = localRanksRequested(a.device, a.world);
+    if (ranks > 1)
+      fail("device=", a.device, " world=", a.world, " asks for ", ranks,
+           " ranks, one process each, but this process was not started by a launcher (no RANK/WORLD_SIZE "
+           "variables): run it with `ywb train`, which starts the ranks, or set torchrun's variables");
+    return nullptr;
+  }
   if (a.batch < env.world) {
     fail("batch=", a.batch, " is the global batch and must be at least the world size ", env.world,
          " (each rank loads batch / world images)");

@@ -15,44 +15,23 @@ DetectionLoss::DetectionLoss(const model::DetectionModel& m, LossGains gains)
 DetectionLoss::DetectionLoss(int64_t nc, std::vector<int64_t> strides, LossGains gains)
     : nc_(nc), strides_(std::move(strides)), gains_(gains), assigner_(TalOptions{10, nc, 0.5, 6.0, 1e-9}) {}
 
+PaddedTargets scaleTargets(const GroupedTargets& g, double img_w, double img_h) {
+  // Scale first, then convert, as the reference does (the same float rounding); padding stays 0.
+  const at::Tensor scale = at::tensor({img_w, img_h, img_w, img_h}, g.xywh.options());
+  return {g.labels, model::xywh2xyxy(g.xywh * scale), g.mask};
+}
+
 PaddedTargets padTargets(const at::Tensor& targets, int64_t batch, int64_t nc, double img_w, double img_h) {
-  const auto fopts = targets.options().dtype(at::kFloat);
-  if (targets.dim() != 2 || (targets.size(0) > 0 && targets.size(1) != 6))
-    fail("loss targets must be [M,6] (image index, class, cx, cy, w, h), got ", targets.sizes());
-  const int64_t n = targets.size(0);
-  if (n == 0)
-    return {at::zeros({batch, 0, 1}, fopts), at::zeros({batch, 0, 4}, fopts),
-            at::zeros({batch, 0, 1}, fopts)};
-  const at::Tensor t = targets.to(at::kFloat);
-  const at::Tensor img = t.select(1, 0).to(at::kLong);
-  const at::Tensor cls = t.select(1, 1);
-  // One small sync: the padded size is data-dependent (as in the reference implementation).
-  const at::Tensor lim =
-      at::stack({img.min(), img.max(), cls.min().to(at::kLong), cls.max().to(at::kLong)}).cpu();
-  const auto* l = lim.data_ptr<int64_t>();
-  if (l[0] < 0 || l[1] >= batch)
-    fail("loss targets: image index ", l[0] < 0 ? l[0] : l[1], " outside [0, ", batch, ")");
-  if (l[2] < 0 || l[3] >= nc) fail("loss targets: class ", l[2] < 0 ? l[2] : l[3], " outside [0, ", nc, ")");
-  const at::Tensor counts = at::bincount(img, {}, batch);
-  const int64_t mmax = counts.max().item<int64_t>();
-  // Position of each row within its image: rank after a stable sort by image index.
-  const auto sorted = at::sort(img, /*stable=*/true, 0, false);
-  const at::Tensor order = std::get<1>(sorted), img_sorted = std::get<0>(sorted);
-  const at::Tensor starts = counts.cumsum(0) - counts;
-  const at::Tensor pos = at::arange(n, img.options()) - starts.index({img_sorted});
-  const at::Tensor rows = t.index({order});
-  const at::Tensor scale = at::tensor({img_w, img_h, img_w, img_h}, fopts);
-  const at::Tensor xywh = rows.slice(1, 2, 6) * scale;
-  at::Tensor labels = at::zeros({batch, mmax, 1}, fopts), bboxes = at::zeros({batch, mmax, 4}, fopts);
-  at::Tensor mask = at::zeros({batch, mmax, 1}, fopts);
-  labels.index_put_({img_sorted, pos}, rows.slice(1, 1, 2));
-  bboxes.index_put_({img_sorted, pos}, model::xywh2xyxy(xywh));
-  mask.index_put_({img_sorted, pos}, at::ones({n, 1}, fopts));
-  return {labels, bboxes, mask};
+  return scaleTargets(groupTargets(targets, batch, nc).to(targets.device(), false), img_w, img_h);
+}
+
+LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats, const at::Tensor& targets) const {
+  if (feats.empty()) fail("loss: no feature maps");
+  return (*this)(feats, groupTargets(targets, feats[0].size(0), nc_).to(feats[0].device(), false));
 }
 
 LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats_in,
-                                     const at::Tensor& targets) const {
+                                     const GroupedTargets& targets) const {
   if (feats_in.size() != strides_.size())
     fail("loss: ", feats_in.size(), " maps for ", strides_.size(), " strides");
   const int64_t b = feats_in[0].size(0), no = 4 * kRegMax + nc_;
@@ -68,7 +47,8 @@ LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats_in,
   const double img_h = double(feats[0].size(2) * strides_[0]), img_w = double(feats[0].size(3) * strides_[0]);
   auto [anchors, stride_t] = model::makeAnchors(feats, strides_, 0.5);
 
-  const PaddedTargets gt = padTargets(targets.to(pred_scores.device()), b, nc_, img_w, img_h);
+  if (targets.mask.size(0) != b) fail("loss: targets for ", targets.mask.size(0), " images, maps for ", b);
+  const PaddedTargets gt = scaleTargets(targets, img_w, img_h);
   const int64_t a = pred_dist.size(1);
   // Predicted boxes in grid units: expected distance per side from its DFL distribution.
   const at::Tensor proj = at::arange(kRegMax, pred_dist.options());

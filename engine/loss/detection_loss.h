@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "data/grouped_targets.h"
 #include "loss/tal_assigner.h"
 #include "model/detection_model.h"
 
@@ -30,7 +31,11 @@ class DetectionLoss {
 
   /// feats: the model's raw maps [N, 4*16+nc, H/s, W/s]; targets [M,6] rows (image index, class, cx, cy, w,
   /// h) with the box normalised to the input image. Any M >= 0, boxes anywhere (clipped by the assignment).
+  /// Reads the rows back to the host once to group them (validation, tests).
   LossResult operator()(const std::vector<at::Tensor>& feats, const at::Tensor& targets) const;
+  /// The same loss from targets the loader grouped on the host (groupTargets), already on the maps' device:
+  /// no device-to-host read (the training step).
+  LossResult operator()(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
 
   const LossGains& gains() const { return gains_; }
 
@@ -48,5 +53,7 @@ struct PaddedTargets {
   at::Tensor labels, bboxes, mask;
 };
 PaddedTargets padTargets(const at::Tensor& targets, int64_t batch, int64_t nc, double img_w, double img_h);
+/// Grouped targets (on any device) -> the same padded tensors: boxes scaled to pixels, then xywh -> xyxy.
+PaddedTargets scaleTargets(const GroupedTargets& grouped, double img_w, double img_h);
 
 }  // namespace ywb::loss

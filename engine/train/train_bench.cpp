@@ -84,15 +84,15 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   r.amp = s.amp_note;
   r.batch = s.args.batch;  // as resolved (AutoBatch)
   r.threads = configureTorchThreads(s.args.threads);
-  StepProfiler prof(s.device);
-  s.profiler = &prof;
-  s.step_limit = o.warmup + o.steps;
+  auto hooks = std::make_shared<BenchTrainHooks>(s.device, o.warmup + o.steps);
+  s.hooks = hooks;
+  const StepProfiler& prof = hooks->stepProfiler();
   GpuSampler gpu(s.device.is_cuda() ? int(s.device.index() < 0 ? 0 : s.device.index()) : -1);
   double tloss[3], lr[3];
-  for (int epoch = 0; s.steps_run < s.step_limit; ++epoch) {
-    const int64_t before = s.steps_run;
+  for (int epoch = 0; !hooks->done(); ++epoch) {
+    const int64_t before = hooks->stepsRun();
     trainEpoch(s, epoch, tloss, lr);
-    if (s.steps_run == before) fail("the training split yields no batches");
+    if (hooks->stepsRun() == before) fail("the training split yields no batches");
   }
   gpu.finish();
   StepProfiler::Split sum{};

@@ -9,6 +9,7 @@
 #include "core/torch_compat.h"
 #include "dist/dist_training.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_state.h"
 #include "train/grad_clip.h"
 #include "train/lr_schedule.h"
 #include "train/train_session.h"
@@ -25,9 +26,10 @@ void optimizerStep(TrainSession& s) {
   s.scaler->step(*s.optimizer);
   s.scaler->update();
   s.optimizer->zero_grad();
-  if (s.profiler) s.profiler->mark(StepSegment::Optimizer);
+  StepProfiler* prof = s.hooks->profiler();
+  if (prof) prof->mark(StepSegment::Optimizer);
   s.ema->update(*s.model);
-  if (s.profiler) s.profiler->mark(StepSegment::Ema);
+  if (prof) prof->mark(StepSegment::Ema);
 }
 
 void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
@@ -41,16 +43,6 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
     // args.momentum, so such a run trains with 0.937 after warmup (docs/PARITY.md).
     setGroupMomentum(*s.optimizer, j,
                      interp(double(ni), 0, double(s.warmup_iters), a.warmup_momentum, a.momentum));
-  }
-}
-
-// Test hook standing in for a GPU that runs out of memory (none here): YWB_FAKE_OOM_ABOVE_BATCH=N makes
-// every step with more than N images fail like a CUDA allocation does.
-void simulateOutOfMemory(int64_t batch_images) {
-  const char* limit = std::getenv("YWB_FAKE_OOM_ABOVE_BATCH");
-  if (limit && batch_images > std::atoll(limit)) {
-    fail("CUDA out of memory. Tried to allocate a batch of ", batch_images, " images (simulated by ",
-         "YWB_FAKE_OOM_ABOVE_BATCH=", limit, ")");
   }
 }
 
@@ -80,7 +72,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       return false;
     }
     const auto t0 = Clock::now();
-    StepProfiler* prof = s.profiler;
+    StepProfiler* prof = s.hooks->profiler();
     if (prof) prof->beginStep(batch.wait_seconds);
     const int64_t ni = i + nb * epoch;
     const bool warm = s.warmup_iters > 0 && ni <= s.warmup_iters;
@@ -90,15 +82,14 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
               "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(s.epochs));
     }
     applyWarmup(s, ni, epoch);
-    simulateOutOfMemory(batch.images.size(0));
+    s.hooks->beforeStep(batch.images.size(0));
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
-    at::Tensor targets = batch.targets.to(s.device, /*non_blocking=*/true);
+    // grouped by the loader on the host: the loss needs no device-to-host read of the targets
+    const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
-    std::vector<at::Tensor> feats = s.accel->forward(x, s.autocast, s.amp_dtype);  // graphed if cuda_graphs
-    if (s.autocast) {
-      for (auto& f : feats) f = f.to(at::kFloat);  // the loss runs in fp32
-    }
+    // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
+    std::vector<at::Tensor> feats = s.accel->forward(x, s.autocast, s.amp_dtype);
     if (prof) prof->mark(StepSegment::Forward);
     const loss::LossResult lr = (*s.loss)(feats, targets);
     if (prof) prof->mark(StepSegment::Loss);
@@ -141,8 +132,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       prof->endStep(batch.images.size(0));
     }
     if (s.after_step) s.after_step();
-    if (!s.dist && s.stop && s.stop->load()) return false;         // distributed: agreed at the next step
-    if (s.step_limit > 0 && ++s.steps_run >= s.step_limit) break;  // benchmark: enough steps
+    if (!s.dist && s.stop && s.stop->load()) return false;  // distributed: agreed at the next step
+    if (s.hooks->afterStep()) break;                        // e.g. a benchmark has run its steps
   }
   at::Tensor l = mean_loss.to(at::kCPU);
   for (int k = 0; k < 3; ++k) {
@@ -159,27 +150,28 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   parts.ema = s.ema_model.ptr().get();
   parts.optimizer = s.optimizer.get();
   parts.include_grads = true;
-  nlohmann::json names = s.names;
-  parts.metadata = {{"args", trainArgsToYaml(s.args)},
-                    {"epoch", std::to_string(epochs_completed)},
-                    {"epochs", std::to_string(s.epochs)},
-                    {"best_fitness", std::to_string(s.best_fitness)},
-                    {"best_epoch", std::to_string(s.best_epoch)},
-                    {"ema_updates", std::to_string(s.ema->updates())},
-                    {"last_opt_step", std::to_string(s.last_opt_step)},
-                    {"scaler_scale", std::to_string(s.scaler->currentScale())},
-                    {"scaler_growth", std::to_string(s.scaler->growthTracker())},
-                    {"elapsed", std::to_string(s.elapsed())},
-                    {"images_trained", std::to_string(s.images_trained)},
-                    {"train_seconds", std::to_string(s.train_seconds)},
-                    {"run_dir", s.run_dir},
-                    {"nc", std::to_string(s.nc)},
-                    {"names", names.dump()},
-                    {"imgsz", std::to_string(s.args.imgsz)},
-                    {"model_yaml", s.model->yaml()},
-                    {"metrics", metrics_json},
-                    {"amp", s.amp_note},
-                    {"version", kVersion}};
+  CheckpointState st;
+  st.epoch = epochs_completed;
+  st.epochs = s.epochs;
+  st.best_fitness = s.best_fitness;
+  st.best_epoch = s.best_epoch;
+  st.ema_updates = s.ema->updates();
+  st.last_opt_step = s.last_opt_step;
+  st.scaler_scale = s.scaler->currentScale();
+  st.scaler_growth = s.scaler->growthTracker();
+  st.elapsed = s.elapsed();
+  st.images_trained = s.images_trained;
+  st.train_seconds = s.train_seconds;
+  st.args = trainArgsToYaml(s.args);
+  st.run_dir = s.run_dir;
+  st.nc = s.nc;
+  st.names = nlohmann::json(s.names).dump();
+  st.imgsz = s.args.imgsz;
+  st.model_yaml = s.model->yaml();
+  st.metrics = metrics_json;
+  st.amp = s.amp_note;
+  st.version = kVersion;
+  parts.metadata = st.toMetadata();
   namespace fs = std::filesystem;
   const fs::path weights = fs::path(s.run_dir) / "weights";
   const std::string last = (weights / "last.safetensors").string();

@@ -17,7 +17,7 @@
 #include "train/grad_scaler.h"
 #include "train/model_ema.h"
 #include "train/optimizer_factory.h"
-#include "train/step_profiler.h"
+#include "train/train_hooks.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
 
@@ -65,13 +65,10 @@ struct TrainSession {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int64_t images_trained = 0;
   double train_seconds = 0;
-  // Benchmark hooks (`ywb bench train`): a per-segment profiler and a limit on the steps run in total;
-  // a normal run has neither.
-  StepProfiler* profiler = nullptr;
+  // Benchmark and test hooks around the step (train/train_hooks.h); a normal run has the plain ones.
+  std::shared_ptr<TrainHooks> hooks = std::make_shared<TrainHooks>();
   // Called on the training thread after every step (Trainer: hands over EMA snapshots); may be empty.
   std::function<void()> after_step;
-  int64_t step_limit = -1;
-  int64_t steps_run = 0;
   double scaler_restore_scale = 65536.0;
   int64_t scaler_restore_growth = 0;
   // Distributed run (engine/dist): null in a single-process run. The reducer is declared after the

@@ -17,6 +17,7 @@
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_state.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
 #include "train/model_loader.h"
@@ -52,13 +53,6 @@ std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg,
     result->images.resize(keep);
   }
   return result;
-}
-
-AugmentParams augmentFrom(const TrainArgs& a) {
-  AugmentParams h;
-  for (const auto& name : AugmentParams::names()) h.set(name, std::stod(a.get(name)));
-  h.validate();
-  return h;
 }
 
 // Compares autocast and fp32 outputs of the model on one validation batch (Ultralytics' check_amp idea).
@@ -191,7 +185,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   lo.seed = uint64_t(a.seed);
   lo.pin_memory = s.device.is_cuda();
   lo.cache_ram = a.cache;
-  lo.hyp = augmentFrom(a);
+  lo.hyp = augmentParamsOf(a);
+  lo.hyp.validate();  // fields set directly (not through TrainArgs::set) are checked here
   s.train_loader = std::make_unique<DataLoader>(s.train_split, lo);
   if (!s.train_loader->cacheNote().empty()) s.log(s.train_loader->cacheNote());
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
@@ -226,20 +221,20 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.scaler = std::make_unique<GradScaler>(false);
 
   if (resume) {
-    const auto& m = resume->metadata;
+    const CheckpointState st = CheckpointState::fromMetadata(resume->metadata, a.resume);
     // Also restores gradients still being accumulated at the epoch boundary (bit-exact continuation).
     restoreCheckpoint(*resume, {s.model.ptr().get(), s.ema_model.ptr().get(), s.optimizer.get(), true, {}});
-    s.ema->setUpdates(std::stoll(m.at("ema_updates")));
-    s.start_epoch = std::stoi(m.at("epoch"));
-    s.epochs = std::stoi(m.at("epochs"));
-    s.best_fitness = std::stod(m.at("best_fitness"));
-    s.best_epoch = std::stoi(m.at("best_epoch"));
-    s.last_opt_step = std::stoll(m.at("last_opt_step"));
-    s.elapsed_before = std::stod(m.at("elapsed"));
-    s.images_trained = std::stoll(m.at("images_trained"));
-    s.train_seconds = std::stod(m.at("train_seconds"));
-    s.scaler_restore_scale = std::stod(m.at("scaler_scale"));
-    s.scaler_restore_growth = std::stoll(m.at("scaler_growth"));
+    s.ema->setUpdates(st.ema_updates);
+    s.start_epoch = st.epoch;
+    s.epochs = st.epochs;
+    s.best_fitness = st.best_fitness;
+    s.best_epoch = st.best_epoch;
+    s.last_opt_step = st.last_opt_step;
+    s.elapsed_before = st.elapsed;
+    s.images_trained = st.images_trained;
+    s.train_seconds = st.train_seconds;
+    s.scaler_restore_scale = st.scaler_scale;
+    s.scaler_restore_growth = st.scaler_growth;
     s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
           std::to_string(s.epochs));
   }

@@ -1,5 +1,6 @@
 #include "ywb/trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -11,42 +12,19 @@
 #include "dist/dist_training.h"
 #include "model/model_handle_impl.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_state.h"
+#include "train/epoch_decision.h"
 #include "train/lr_schedule.h"
 #include "train/run_dir.h"
 #include "train/train_session.h"
 #include "train/validator.h"
+#include "ywb/metrics.h"
+#include "ywb/results_csv.h"
+#include "ywb/weights.h"
 
 namespace fs = std::filesystem;
 
 namespace ywb {
-
-const char* trainPhaseName(TrainPhase p) {
-  switch (p) {
-    case TrainPhase::Scanning:
-      return "scanning data";
-    case TrainPhase::Building:
-      return "building model";
-    case TrainPhase::AmpCheck:
-      return "AMP check";
-    case TrainPhase::Warmup:
-      return "warmup";
-    case TrainPhase::Training:
-      return "training";
-    case TrainPhase::CloseMosaic:
-      return "close mosaic";
-    case TrainPhase::Validating:
-      return "validating";
-    case TrainPhase::Saving:
-      return "saving";
-    case TrainPhase::Finished:
-      return "finished";
-    case TrainPhase::Stopped:
-      return "stopped";
-    case TrainPhase::Failed:
-      return "failed";
-  }
-  return "?";
-}
 
 std::string resolveResumeCheckpoint(const std::string& path) {
   if (fs::is_directory(path)) {
@@ -56,6 +34,16 @@ std::string resolveResumeCheckpoint(const std::string& path) {
   }
   if (!fs::exists(path)) fail("resume=", path, ": no such run folder or checkpoint");
   return path;
+}
+
+TrainArgs resolveTrainArgs(const TrainArgs& args) {
+  if (args.resume.empty()) return args;
+  const std::string ckpt = resolveResumeCheckpoint(args.resume);
+  const CheckpointState st = CheckpointState::fromMetadata(inspectWeights(ckpt).metadata, ckpt);
+  TrainArgs from;
+  loadTrainArgsYamlText(st.args, ckpt + " (args)", from);
+  from.resume = args.resume;
+  return from;
 }
 
 struct Trainer::Impl {
@@ -116,7 +104,7 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   em.recall = v.metrics.recall;
   em.map50 = v.metrics.map50;
   em.map = v.metrics.map;
-  em.fitness = v.metrics.map;  // fitness = COCO mAP50-95
+  em.fitness = v.metrics.fitness();
   for (const auto& c : v.metrics.per_class) {
     ClassResult r;
     r.name = c.cls < int(s.names.size()) ? s.names[size_t(c.cls)] : std::to_string(c.cls);
@@ -129,6 +117,26 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   }
   s.log(metricsSummaryLine(v.metrics));
   return em;
+}
+
+// Training images that failed to load this epoch (deleted or damaged after the scan; the loader put grey in
+// their place): named in the log, carried by the epoch event and summed in the summary. The run goes on.
+void reportFailedImages(TrainSession& s, int epoch, EpochMetrics& em, TrainSummary& sum) {
+  std::vector<std::string> failed = s.train_loader->takeErrors();
+  std::sort(failed.begin(), failed.end());  // one line per image, though Mosaic may have drawn it twice
+  failed.erase(std::unique(failed.begin(), failed.end()), failed.end());
+  em.failed_images = failed;
+  if (failed.empty()) return;
+  sum.failed_image_loads += int64_t(failed.size());
+  std::string names;
+  for (const auto& f : failed) {
+    if (sum.failed_images.size() < 100 &&
+        std::find(sum.failed_images.begin(), sum.failed_images.end(), f) == sum.failed_images.end())
+      sum.failed_images.push_back(f);
+    names += "\n  " + f;
+  }
+  s.log(std::to_string(failed.size()) + " training image(s) failed to load in epoch " +
+        std::to_string(epoch + 1) + " and were replaced by grey (changed since the scan?):" + names);
 }
 
 std::string metricsJson(const EpochMetrics& m) {
@@ -200,13 +208,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   try {
     std::optional<SafetensorsFile> resume;
     if (!s.args.resume.empty()) {
-      const std::string ckpt = resolveResumeCheckpoint(s.args.resume);
-      resume = readCheckpoint(ckpt);
-      TrainArgs from;
-      loadTrainArgsYamlText(resume->metadata.at("args"), ckpt + " (args)", from);
-      from.resume = s.args.resume;
-      s.args = from;
-      s.run_dir = resume->metadata.at("run_dir");
+      resume = readCheckpoint(resolveResumeCheckpoint(s.args.resume));
+      s.args = resolveTrainArgs(s.args);
+      s.run_dir = CheckpointState::fromMetadata(resume->metadata, s.args.resume).run_dir;
     }
     s.args.validate();
     s.dist = joinDistributedRun(s.args);
@@ -227,7 +231,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     for (int epoch = s.start_epoch; epoch < s.epochs; ++epoch) {
       if (!s.mosaic_closed && s.args.close_mosaic > 0 && epoch >= s.epochs - s.args.close_mosaic) {
         s.mosaic_closed = true;
-        s.train_loader->setMosaic(false);
+        s.train_loader->setMultiImageAugment(false);
         s.phase(TrainPhase::CloseMosaic,
                 "Mosaic and MixUp off for the last " + std::to_string(s.args.close_mosaic) + " epochs");
         s.log("closing Mosaic and MixUp for the final epochs");
@@ -251,21 +255,19 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       em.epoch = epoch;
       em.epochs = s.epochs;
       if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
+      if (s.isMain()) reportFailedImages(s, epoch, em, sum);
       em.train_box = tloss[0];
       em.train_cls = tloss[1];
       em.train_dfl = tloss[2];
       for (int k = 0; k < 3; ++k) em.lr[k] = lr[k];
       em.time_s = s.elapsed();
-      em.best = em.validated && (s.best_epoch < 0 || em.fitness > s.best_fitness);
+      em.best = em.validated && isNewBest(em.fitness, s.best_epoch >= 0, s.best_fitness);
       if (em.best) {
         s.best_fitness = em.fitness;
         s.best_epoch = epoch;
         sum.best_metrics = em;
       }
-      ResultsRow row{epoch + 1,    em.time_s,  tloss[0], tloss[1], tloss[2],
-                     em.precision, em.recall,  em.map50, em.map,   em.val_box,
-                     em.val_cls,   em.val_dfl, lr[0],    lr[1],    lr[2]};
-      if (s.isMain()) appendResultsRow(csv, row);
+      if (s.isMain()) appendResultsRow(csv, resultsRowOf(em));
       // Time budget: re-plan the number of epochs from the measured epoch time (Ultralytics' rule).
       if (budget_s > 0) {
         const double per_epoch = s.elapsed() / double(epoch + 1);
@@ -274,29 +276,23 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       if (s.isMain()) saveCheckpoints(s, epoch + 1, em.best, metricsJson(em));
       if (s.observer) s.observer->onEpoch(em);
       sum.epochs_completed = epoch + 1;
-      // 0 continue, 1 user stop, 2 patience, 3 time budget; in a distributed run rank 0 decides for all.
-      int decision = 0;
-      if (s.stop->load()) {
-        decision = 1;
-      } else if (s.args.patience > 0 && s.best_epoch >= 0 && epoch - s.best_epoch >= s.args.patience) {
-        decision = 2;
-      } else if (budget_s > 0 && s.elapsed() >= budget_s) {
-        decision = 3;
-      }
-      if (s.dist) decision = distEpochDecision(s, epoch, decision);
-      if (decision == 1) {
+      // In a distributed run rank 0 decides for all.
+      EpochDecision decision =
+          decideAfterEpoch(s.stop->load(), epoch, s.best_epoch, s.args.patience, s.elapsed(), budget_s);
+      if (s.dist) decision = EpochDecision(distEpochDecision(s, epoch, int(decision)));
+      if (decision == EpochDecision::StopRequested) {
         sum.stopped = true;
         sum.stop_reason = "stopped by the user after epoch " + std::to_string(epoch + 1);
         break;
       }
-      if (decision == 2) {
+      if (decision == EpochDecision::Patience) {
         sum.early_stopped = true;
         sum.stop_reason = "no improvement for " + std::to_string(s.args.patience) +
                           " epochs (patience); best epoch " + std::to_string(s.best_epoch + 1);
         s.log("early stopping: " + sum.stop_reason);
         break;
       }
-      if (decision == 3) {
+      if (decision == EpochDecision::TimeBudget) {
         sum.stop_reason = "time budget of " + std::to_string(s.args.time) + " h reached";
         s.log(sum.stop_reason);
         break;

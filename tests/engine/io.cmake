@@ -1,5 +1,6 @@
-# Tests of the io area (safetensors, state dicts).
+# Tests of the io area (safetensors, state dicts, the run record).
 ywb_add_test(test_io_safetensors SOURCES test_io_safetensors.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
 ywb_add_test(test_io_state_dict SOURCES test_io_state_dict.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
 ywb_add_test(test_io_pt SOURCES test_io_pt.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
 ywb_add_test(test_io_pt_fixtures SOURCES test_io_pt_fixtures.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
+ywb_add_test(test_run_record SOURCES test_run_record.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)

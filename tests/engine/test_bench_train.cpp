@@ -8,6 +8,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "support/tiny_run.h"
 #include "ywb/error.h"
 #include "ywb/synth.h"
 #include "ywb/train_bench.h"
@@ -17,13 +18,7 @@ class TestBenchTrain : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     QVERIFY(tmp_.isValid());
-    ywb::SynthOptions o;
-    o.out = (tmp_.path() + "/shapes").toStdString();
-    o.train = 12;
-    o.val = 4;
-    o.imgsz = 64;
-    o.workers = 2;
-    data_ = ywb::synthesizeDataset(o).data_yaml;
+    data_ = ywb::test::tinyDataset(tmp_.path().toStdString(), {12, 4, 64});
   }
 
   void stepSplitIsConsistent() {
@@ -114,13 +109,10 @@ class TestBenchTrain : public QObject {
 
  private:
   ywb::TrainArgs tinyArgs() const {
-    ywb::TrainArgs a;
-    a.data = data_;
+    ywb::TrainArgs a = ywb::test::tinyRunArgs(data_, (tmp_.path() + "/runs").toStdString());
     a.imgsz = 64;
     a.batch = 4;
     a.workers = 1;
-    a.amp = false;
-    a.device = "cpu";
     a.warmup_epochs = 0;
     return a;
   }

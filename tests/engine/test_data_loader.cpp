@@ -204,7 +204,7 @@ class TestDataLoader : public QObject {
       for (const auto& m : b.meta) any |= m.mosaic;
     }
     QVERIFY(any);  // mosaic=1.0: every training sample is a mosaic
-    l.setMosaic(false);
+    l.setMultiImageAugment(false);
     l.startEpoch(1);
     while (l.next(b)) {
       for (const auto& m : b.meta) QVERIFY(!m.mosaic);

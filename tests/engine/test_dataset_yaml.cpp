@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/tiny_run.h"
 #include "ywb/dataset.h"
 #include "ywb/dataset_yaml.h"
 #include "ywb/error.h"
@@ -30,15 +31,10 @@ std::string readText(const fs::path& path) {
 
 // A generated dataset in the images/{train,val} layout: 12 train and 4 val real JPEGs with labels.
 std::string synth(const QTemporaryDir& dir) {
-  ywb::SynthOptions o;
-  o.out = (dir.path() + "/ds").toStdString();
-  o.train = 12;
-  o.val = 4;
-  o.imgsz = 64;
-  o.workers = 2;
-  ywb::synthesizeDataset(o);
-  fs::remove(o.out + "/data.yaml");  // the generator writes one; init must find the layout on its own
-  return o.out;
+  ywb::test::tinyDataset(dir.path().toStdString(), {12, 4, 64});
+  const std::string root = dir.path().toStdString() + "/shapes";
+  fs::remove(root + "/data.yaml");  // the generator writes one; init must find the layout on its own
+  return root;
 }
 
 template <class F>

@@ -16,9 +16,11 @@
 #include "dist/process_group_factory.h"
 #include "dist/sync_batch_norm.h"
 #include "io/safetensors.h"
+#include "support/tiny_run.h"
 #include "ywb/dist.h"
 #include "ywb/error.h"
 #include "ywb/synth.h"
+#include "ywb/trainer.h"
 
 namespace {
 
@@ -184,14 +186,36 @@ void runTwoWorkers(const char* worker, const QString& out) {
 }
 
 std::string makeShapes(const QString& dir, int train, int val) {
-  ywb::SynthOptions o;
-  o.out = (dir + "/shapes").toStdString();
-  o.train = train;
-  o.val = val;
-  o.imgsz = 64;
-  o.seed = 3;
-  o.max_objects = 3;
-  return ywb::synthesizeDataset(o).data_yaml;
+  return ywb::test::tinyDataset(dir.toStdString(), {train, val, 64, 3, 3});
+}
+
+// `ywb train` arguments of a 2-rank CPU run on `data` (64 px, global batch 4, no loader threads, fp32),
+// writing `project`/`name`, plus `extra`.
+QStringList twoRankTrain(const std::string& data, const QString& project, const QString& name,
+                         const QStringList& extra, const QString& model = "yolov8n.yaml") {
+  return QStringList{"train",
+                     QString::fromStdString("data=" + data),
+                     "model=" + model,
+                     "imgsz=64",
+                     "batch=4",
+                     "workers=0",
+                     "amp=false",
+                     "device=cpu",
+                     "world=2",
+                     "project=" + project,
+                     "name=" + name} +
+         extra;
+}
+
+// Reads p's stdout into `out` until it contains `needle` (true), the process ends or `ms` pass (false).
+bool readUntil(QProcess& p, QString& out, const QString& needle, int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (!out.contains(needle) && t.elapsed() < ms && p.state() == QProcess::Running) {
+    p.waitForReadyRead(100);
+    out += QString::fromUtf8(p.readAllStandardOutput());
+  }
+  return out.contains(needle);
 }
 
 }  // namespace
@@ -304,9 +328,9 @@ class TestDist : public QObject {
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
     p.start(YW_CLI_PATH,
-            {"train", QString::fromStdString("data=" + data), "model=" + model, "imgsz=64", "batch=4",
-             "epochs=1", "workers=0", "amp=false", "device=cpu", "world=2", "project=" + dir.path(),
-             "name=ddp", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"});
+            twoRankTrain(data, dir.path(), "ddp",
+                         {"epochs=1", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"},
+                         model));
     QVERIFY(p.waitForStarted());
     QVERIFY2(p.waitForFinished(400000), "ywb train world=2 did not finish");
     const QString out = QString::fromUtf8(p.readAllStandardOutput());
@@ -329,23 +353,13 @@ class TestDist : public QObject {
     const std::string data = makeShapes(dir.path(), 16, 4);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(YW_CLI_PATH, {"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "imgsz=64",
-                          "batch=4", "epochs=3", "workers=0", "amp=false", "device=cpu", "world=2",
-                          "project=" + dir.path(), "name=pause", "dist_timeout=60", "--json"});
+    p.start(YW_CLI_PATH, twoRankTrain(data, dir.path(), "pause", {"epochs=3", "dist_timeout=60", "--json"}));
     QVERIFY(p.waitForStarted());
     QString out;
-    auto readUntil = [&](const QString& needle, int ms) {
-      QElapsedTimer t;
-      t.start();
-      while (!out.contains(needle) && t.elapsed() < ms && p.state() == QProcess::Running) {
-        p.waitForReadyRead(100);
-        out += QString::fromUtf8(p.readAllStandardOutput());
-      }
-      return out.contains(needle);
-    };
-    QVERIFY2(readUntil("\"event\":\"step\"", 120000), qPrintable(out + p.readAllStandardError()));
+    auto until = [&](const QString& needle, int ms) { return readUntil(p, out, needle, ms); };
+    QVERIFY2(until("\"event\":\"step\"", 120000), qPrintable(out + p.readAllStandardError()));
     ::kill(pid_t(p.processId()), SIGUSR1);
-    QVERIFY2(readUntil("paused on all 2 ranks", 60000), qPrintable(out + p.readAllStandardError()));
+    QVERIFY2(until("paused on all 2 ranks", 60000), qPrintable(out + p.readAllStandardError()));
     // While paused no step completes, for longer than the watchdog's heartbeat period (5 s without a
     // heartbeat would be "lost"); the pause itself must not look like a hang.
     const int steps_at_pause = int(out.count("\"event\":\"step\""));
@@ -354,12 +368,65 @@ class TestDist : public QObject {
     QCOMPARE(int(out.count("\"event\":\"step\"")), steps_at_pause);
     QCOMPARE(p.state(), QProcess::Running);
     ::kill(pid_t(p.processId()), SIGUSR1);
-    QVERIFY2(readUntil("continuing on all 2 ranks", 60000), qPrintable(out));
+    QVERIFY2(until("continuing on all 2 ranks", 60000), qPrintable(out));
     QVERIFY2(p.waitForFinished(300000), "ywb train world=2 did not finish after the pause");
     out += QString::fromUtf8(p.readAllStandardOutput());
     QVERIFY2(p.exitCode() == 0, qPrintable(out + p.readAllStandardError()));
     QVERIFY(out.count("\"event\":\"step\"") > steps_at_pause);
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out));
+  }
+
+  void resumedMultiRankRunRelaunchesItsRanks() {
+    // A world=2 run stopped after its first epoch is resumed with `resume=RUN` alone: the process layout
+    // comes from the checkpoint's arguments (resolveTrainArgs), so the launcher starts 2 ranks again instead
+    // of continuing in one process. 16 images, global batch 4, 2 epochs.
+    if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QTemporaryDir dir;
+    const std::string data = makeShapes(dir.path(), 16, 4);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(YW_CLI_PATH,
+            twoRankTrain(data, dir.path(), "res", {"epochs=2", "val=false", "dist_timeout=60", "--json"}));
+    QVERIFY(p.waitForStarted());
+    QString out;
+    QVERIFY2(readUntil(p, out, "\"event\":\"epoch\"", 240000), qPrintable(out + p.readAllStandardError()));
+    ::kill(pid_t(p.processId()), SIGTERM);  // the launcher forwards it; rank 0 saves `last`
+    QVERIFY(p.waitForFinished(120000));
+    const QString run = dir.path() + "/res";
+    ywb::TrainArgs ask;
+    ask.resume = run.toStdString();  // the caller's own device/world are the defaults (one process)
+    const ywb::TrainArgs resolved = ywb::resolveTrainArgs(ask);
+    QCOMPARE(resolved.world, 2);
+    QCOMPARE(resolved.device, std::string("cpu"));
+    QCOMPARE(resolved.resume, ask.resume);
+
+    QProcess r;
+    r.setProcessChannelMode(QProcess::SeparateChannels);
+    r.start(YW_CLI_PATH, {"train", "resume=" + run});
+    QVERIFY(r.waitForStarted());
+    QVERIFY2(r.waitForFinished(300000), "resumed run did not finish");
+    const QString rout = QString::fromUtf8(r.readAllStandardOutput());
+    const QString rerr = QString::fromUtf8(r.readAllStandardError());
+    QVERIFY2(r.exitCode() == 0, qPrintable(rout + rerr));
+    QVERIFY2(rerr.contains("starting 2 ranks"), qPrintable(rerr));
+    QVERIFY2(rout.contains("rank 0 of 2 (gloo"), qPrintable(rout));
+    QVERIFY2(rout.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(rout));
+  }
+
+  void trainerRefusesSeveralRanksWithoutALauncher() {
+    // world=2 asked of one process with no RANK/WORLD_SIZE around it: a clear refusal, not a one-process run.
+    QVERIFY(qEnvironmentVariableIsEmpty("WORLD_SIZE"));
+    ywb::TrainArgs a;
+    a.data = "/nonexistent/data.yaml";
+    a.device = "cpu";
+    a.world = 2;
+    ywb::Trainer trainer(a);
+    try {
+      trainer.run();
+      QFAIL("expected a refusal");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("not started by a launcher"), e.what());
+    }
   }
 
   void lostRankIsNamedAndTheOtherExits_data() {

@@ -20,6 +20,7 @@
 #include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "model/detection_model.h"
+#include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/model_loader.h"
 #include "ywb/error.h"
@@ -469,23 +470,10 @@ class TestExport : public QObject {
   void trainedCheckpointExports() {
     if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
     QTemporaryDir dir;
-    ywb::SynthOptions so;
-    so.out = (dir.path() + "/shapes").toStdString();
-    so.train = 16;
-    so.val = 8;
-    so.imgsz = 96;
-    so.seed = 7;
-    so.max_objects = 3;
-    ywb::TrainArgs a;
-    a.data = ywb::synthesizeDataset(so).data_yaml;
-    a.project = (dir.path() + "/runs").toStdString();
-    a.imgsz = 96;
-    a.batch = 8;
-    a.workers = 2;
+    ywb::TrainArgs a =
+        ywb::test::tinyRunArgs(ywb::test::tinyDataset(dir.path().toStdString(), {16, 8, 96, 7, 3}),
+                               (dir.path() + "/runs").toStdString());
     a.epochs = 1;
-    a.amp = false;
-    a.device = "cpu";
-    a.seed = 1;
     ywb::Trainer trainer(a);
     const ywb::TrainSummary s = trainer.run();
     ywb::ExportOptions o;

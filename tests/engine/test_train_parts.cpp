@@ -13,15 +13,14 @@
 #include "core/error.h"
 #include "core/threads.h"
 #include "train/auto_batch.h"
+#include "train/epoch_decision.h"
 #include "train/foreach_sgd.h"
 #include "train/grad_clip.h"
 #include "train/grad_scaler.h"
 #include "train/lr_schedule.h"
 #include "train/model_ema.h"
 #include "train/optimizer_factory.h"
-#include "train/run_dir.h"
 #include "ywb/error.h"
-#include "ywb/train_args.h"
 
 namespace {
 
@@ -255,28 +254,47 @@ class TestTrainParts : public QObject {
   }
 
   void emaArithmetic() {
+    // Parameters and BatchNorm's float statistics (running_mean, running_var) are all set to 1, then 2, then
+    // 3 in the model; the EMA copy must hold the same EMA of them after each update.
     auto model = tinyNet();
     auto ema_model = tinyNet();
     torch::NoGradGuard ng;
-    for (auto& p : model->parameters()) p.fill_(1.0);
+    auto fillModel = [&](float v) {
+      for (auto& p : model->parameters()) p.fill_(v);
+      for (auto& b : model->buffers())
+        if (b.is_floating_point()) b.fill_(v);
+    };
+    auto bnStats = [&] {
+      auto buffers = ema_model->named_buffers();
+      return std::vector<at::Tensor>{buffers["1.running_mean"], buffers["1.running_var"]};
+    };
+    QCOMPARE(bnStats().size(), size_t(2));
+    QVERIFY(bnStats()[0].defined() && bnStats()[1].defined());
+    fillModel(1.0f);
     ywb::ModelEma ema(ema_model, *model);
     for (auto& p : ema_model->parameters()) QCOMPARE(p.min().item<float>(), 1.0f);  // starts as a copy
-    for (auto& p : model->parameters()) p.fill_(2.0);
+    for (auto& b : bnStats()) QCOMPARE(b.min().item<float>(), 1.0f);
+    fillModel(2.0f);
     // d1 = 0.9999 (1 - exp(-1/2000)); ema = d1 * 1 + (1 - d1) * 2 = 2 - d1.
     const double d1 = 0.9999 * (1 - std::exp(-1.0 / 2000));
     QVERIFY(std::abs(ema.nextDecay() - d1) < 1e-15);
     ema.update(*model);
     const double e1 = 2 - d1;
     for (auto& p : ema_model->parameters()) QVERIFY(std::abs(p.max().item<float>() - e1) < 1e-6);
-    for (auto& p : model->parameters()) p.fill_(3.0);
+    for (auto& b : bnStats()) {
+      QVERIFY(std::abs(b.min().item<float>() - e1) < 1e-6);
+      QVERIFY(std::abs(b.max().item<float>() - e1) < 1e-6);
+    }
+    fillModel(3.0f);
     const double d2 = 0.9999 * (1 - std::exp(-2.0 / 2000));
     ema.update(*model);
     const double e2 = d2 * e1 + (1 - d2) * 3;
     for (auto& p : ema_model->parameters()) QVERIFY(std::abs(p.min().item<float>() - e2) < 1e-6);
+    for (auto& b : bnStats()) {
+      QVERIFY(std::abs(b.min().item<float>() - e2) < 1e-6);
+      QVERIFY(std::abs(b.max().item<float>() - e2) < 1e-6);
+    }
     QCOMPARE(ema.updates(), int64_t(2));
-    // BN running statistics (float buffers) follow the EMA too.
-    auto bn_mean = ema_model->named_buffers()["1.running_mean"];
-    QVERIFY(bn_mean.defined());
   }
 
   void scalerSkipsNonFiniteStepsAndAdapts() {
@@ -309,89 +327,21 @@ class TestTrainParts : public QObject {
     ywb::GradScaler off(false);
     QCOMPARE(off.scale(torch::tensor(3.0f)).item<float>(), 3.0f);
   }
-
-  void runFoldersAndResults() {
-    QTemporaryDir dir;
-    const std::string project = dir.path().toStdString();
-    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train");
-    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train2");
-    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", false)), dir.path() + "/train3");
-    QCOMPARE(QString::fromStdString(ywb::makeRunDir(project, "train", true)), dir.path() + "/train");
-    QVERIFY(QFileInfo(dir.path() + "/train2/weights").isDir());
-    const std::string csv = project + "/results.csv";
-    for (int e = 1; e <= 3; ++e) {
-      ywb::ResultsRow r;
-      r.epoch = e;
-      r.map = 0.1 * e;
-      r.lr0 = 0.01;
-      ywb::appendResultsRow(csv, r);
-    }
-    auto rows = ywb::readResults(csv);
-    QCOMPARE(rows.size(), size_t(3));
-    QCOMPARE(rows[2].map, 0.3);
-    const std::string text = ywb::readFile(csv);
-    QVERIFY(text.rfind("epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),", 0) ==
-            0);
-    ywb::truncateResults(csv, 2);
-    QCOMPARE(ywb::readResults(csv).size(), size_t(2));
-    std::ofstream(csv, std::ios::app) << "3,1.0,oops\n";
-    try {
-      ywb::readResults(csv);
-      QFAIL("expected an error");
-    } catch (const ywb::Error& e) {
-      QVERIFY2(QString(e.what()).contains("results.csv:4:"), e.what());
-    }
-  }
-
-  void trainArgs() {
-    ywb::TrainArgs a;
-    QCOMPARE(a.lr0, 0.01);
-    QCOMPARE(a.batch, 16);
-    QCOMPARE(a.close_mosaic, 10);
-    QVERIFY(a.set("epochs", "3"));
-    QCOMPARE(a.epochs, 3);
-    QVERIFY(!a.set("no_such_arg", "1"));
-    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.set("lr0", "fast"));
-    try {
-      a.set("mosaic", "1.5");
-      QFAIL("expected a range error");
-    } catch (const ywb::Error& e) {
-      QVERIFY2(QString(e.what()).contains("mosaic=1.5 is outside the valid range [0, 1]"), e.what());
-    }
-    a.imgsz = 300;
-    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
-    a.imgsz = 320;
-    a.optimizer = "Adam";
-    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
-    a.optimizer = "SGD";
-    a.validate();
-    // YAML round trip, and an Ultralytics-style file with keys we do not use and nulls.
-    QTemporaryDir dir;
-    const std::string p = dir.path().toStdString() + "/args.yaml";
-    ywb::writeFileAtomic(p, ywb::trainArgsToYaml(a));
-    ywb::TrainArgs b;
-    QVERIFY(ywb::loadTrainArgsYaml(p, b).empty());
-    QCOMPARE(ywb::trainArgsToYaml(b), ywb::trainArgsToYaml(a));
-    QCOMPARE(ywb::changedTrainArgs(b).at("epochs"), std::string("3"));
-    ywb::writeFileAtomic(p, "task: detect\nmode: train\nlr0: 0.02\npretrained: null\ncopy_paste: 0.0\n");
-    ywb::TrainArgs c;
-    const auto unknown = ywb::loadTrainArgsYaml(p, c);
-    QCOMPARE(unknown, (std::vector<std::string>{"task", "mode", "copy_paste"}));
-    QCOMPARE(c.lr0, 0.02);
-    ywb::writeFileAtomic(p, "lr0: 0.02\nepochs: [1, 2\n");
-    try {
-      ywb::loadTrainArgsYaml(p, c);
-      QFAIL("expected a YAML error");
-    } catch (const ywb::Error& e) {
-      QVERIFY2(QString(e.what()).contains("broken YAML"), e.what());
-    }
-    ywb::writeFileAtomic(p, "lr0: 0.02\nbatch: many\n");
-    try {
-      ywb::loadTrainArgsYaml(p, c);
-      QFAIL("expected a value error");
-    } catch (const ywb::Error& e) {
-      QVERIFY2(QString(e.what()).contains("args.yaml:2: batch=many"), e.what());
-    }
+  void epochDecisionRule() {
+    using D = ywb::EpochDecision;
+    // patience 3, best at epoch 2 (0-based): epochs 3 and 4 continue, epoch 5 is the third without a better
+    // one.
+    QVERIFY(ywb::decideAfterEpoch(false, 4, 2, 3, 10, 0) == D::Continue);
+    QVERIFY(ywb::decideAfterEpoch(false, 5, 2, 3, 10, 0) == D::Patience);
+    QVERIFY(ywb::decideAfterEpoch(false, 50, -1, 3, 10, 0) == D::Continue);  // no validated epoch yet
+    QVERIFY(ywb::decideAfterEpoch(false, 50, 0, 0, 10, 0) == D::Continue);   // patience 0 = off
+    // time budget 3600 s: reached at 3600 s, not before; off at 0
+    QVERIFY(ywb::decideAfterEpoch(false, 1, 1, 3, 3599.9, 3600) == D::Continue);
+    QVERIFY(ywb::decideAfterEpoch(false, 1, 1, 3, 3600, 3600) == D::TimeBudget);
+    QVERIFY(ywb::decideAfterEpoch(false, 1, 1, 3, 1e9, 0) == D::Continue);
+    // a stop request wins over both; patience over time
+    QVERIFY(ywb::decideAfterEpoch(true, 5, 2, 3, 1e9, 1) == D::StopRequested);
+    QVERIFY(ywb::decideAfterEpoch(false, 5, 2, 3, 1e9, 1) == D::Patience);
   }
 };
 

@@ -3,15 +3,18 @@
 // AMP path trains, and a checkpoint write killed at any moment leaves the previous file intact.
 #include <torch/torch.h>
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <thread>
 
 #include "core/atomic_file.h"
 #include "io/safetensors.h"
+#include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/run_dir.h"
 #include "ywb/error.h"
@@ -20,31 +23,6 @@
 #include "ywb/trainer.h"
 
 namespace {
-
-std::string makeShapes(const QString& dir, int train, int val, int imgsz, uint64_t seed) {
-  ywb::SynthOptions o;
-  o.out = (dir + "/shapes").toStdString();
-  o.train = train;
-  o.val = val;
-  o.imgsz = imgsz;
-  o.seed = seed;
-  o.max_objects = 4;
-  return ywb::synthesizeDataset(o).data_yaml;
-}
-
-ywb::TrainArgs tinyArgs(const std::string& data, const QString& project) {
-  ywb::TrainArgs a;
-  a.data = data;
-  a.project = project.toStdString();
-  a.imgsz = 96;
-  a.batch = 8;
-  a.workers = 2;
-  a.epochs = 2;
-  a.amp = false;
-  a.device = "cpu";
-  a.seed = 1;
-  return a;
-}
 
 // Stops the run after epoch `at` (0-based) has been saved.
 class StopAfterEpoch : public ywb::TrainObserver {
@@ -92,13 +70,13 @@ class TestTrainer : public QObject {
  private Q_SLOTS:
   void resumeIsBitExact() {
     QTemporaryDir dir;
-    const std::string data = makeShapes(dir.path(), 24, 8, 96, 5);
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {24, 8, 96, 5, 4});
     // Uninterrupted: 2 epochs.
-    ywb::Trainer full(tinyArgs(data, dir.path() + "/full"));
+    ywb::Trainer full(ywb::test::tinyRunArgs(data, (dir.path() + "/full").toStdString()));
     const ywb::TrainSummary a = full.run();
     QCOMPARE(a.epochs_completed, 2);
     // Interrupted after epoch 1 (its checkpoint saved), then resumed from the run folder.
-    ywb::Trainer first(tinyArgs(data, dir.path() + "/split"));
+    ywb::Trainer first(ywb::test::tinyRunArgs(data, (dir.path() + "/split").toStdString()));
     StopAfterEpoch stopper(first, 0);
     first.setObserver(&stopper);
     const ywb::TrainSummary b1 = first.run();
@@ -158,8 +136,8 @@ class TestTrainer : public QObject {
 
   void stopFromAnotherThreadLeavesValidCheckpoint() {
     QTemporaryDir dir;
-    const std::string data = makeShapes(dir.path(), 24, 8, 96, 6);
-    ywb::TrainArgs args = tinyArgs(data, dir.path());
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {24, 8, 96, 6, 4});
+    ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
     args.epochs = 50;
     ywb::Trainer t(args);
     Recorder rec;
@@ -183,8 +161,8 @@ class TestTrainer : public QObject {
 
   void cpuAmpPathTrains() {
     QTemporaryDir dir;
-    const std::string data = makeShapes(dir.path(), 16, 8, 96, 7);
-    ywb::TrainArgs args = tinyArgs(data, dir.path());
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {16, 8, 96, 7, 4});
+    ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
     args.epochs = 1;
     args.amp = true;
     args.amp_dtype = "bf16";
@@ -196,6 +174,54 @@ class TestTrainer : public QObject {
     QVERIFY2(s.amp == "bf16" || s.amp.rfind("off (", 0) == 0, s.amp.c_str());
     QVERIFY(rec.finite);
     QVERIFY(std::find(rec.phases.begin(), rec.phases.end(), ywb::TrainPhase::AmpCheck) != rec.phases.end());
+  }
+
+  void imagesDeletedMidRunAreReportedAndTheRunGoesOn() {
+    // Three training images vanish after epoch 1 (the scan saw them): epoch 2 loads grey in their place,
+    // names the three files in its log line and its epoch event, and the summary counts them; the run
+    // completes. 8 train images, batch 8, Mosaic off (so each image is loaded once per epoch, by its own
+    // index).
+    QTemporaryDir dir;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {8, 4, 96, 9, 4});
+    ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
+    args.mosaic = 0;
+    args.val = false;
+    QStringList victims;
+    for (const QString& f : QDir(dir.path() + "/shapes/images/train").entryList(QDir::Files, QDir::Name))
+      if (victims.size() < 3) victims << dir.path() + "/shapes/images/train/" + f;
+    QCOMPARE(victims.size(), 3);
+    struct Deleter : ywb::TrainObserver {
+      QStringList files;
+      std::vector<ywb::EpochMetrics> epochs;
+      std::vector<std::string> logs;
+      void onEpoch(const ywb::EpochMetrics& m) override {
+        epochs.push_back(m);
+        if (m.epoch == 0)
+          for (const QString& f : files) QFile::remove(f);
+      }
+      void onLog(const std::string& l) override { logs.push_back(l); }
+    } obs;
+    obs.files = victims;
+    ywb::Trainer t(args);
+    t.setObserver(&obs);
+    const ywb::TrainSummary s = t.run();
+    QCOMPARE(s.epochs_completed, 2);
+    QCOMPARE(obs.epochs.size(), size_t(2));
+    QVERIFY(obs.epochs[0].failed_images.empty());
+    QCOMPARE(obs.epochs[1].failed_images.size(), size_t(3));
+    QCOMPARE(s.failed_image_loads, int64_t(3));
+    QCOMPARE(s.failed_images.size(), size_t(3));
+    const auto line = std::find_if(obs.logs.begin(), obs.logs.end(), [](const std::string& l) {
+      return l.find("failed to load in epoch 2") != std::string::npos;
+    });
+    QVERIFY(line != obs.logs.end());
+    QVERIFY2(line->rfind("3 training image(s)", 0) == 0, line->c_str());
+    for (const QString& f : victims) {
+      const std::string name = QFileInfo(f).fileName().toStdString();
+      QVERIFY2(line->find(name) != std::string::npos, line->c_str());
+      QVERIFY(std::any_of(s.failed_images.begin(), s.failed_images.end(),
+                          [&](const std::string& m) { return m.find(name) != std::string::npos; }));
+    }
   }
 
   void killedCheckpointWriteLeavesPreviousFile() {
@@ -221,8 +247,8 @@ class TestTrainer : public QObject {
     // No GPU here: YWB_FAKE_OOM_ABOVE_BATCH makes steps with more than 2 images fail like a CUDA allocation.
     // batch 8 -> 4 -> 2 (two retries) then trains; the log says so.
     QTemporaryDir dir;
-    const std::string data = makeShapes(dir.path(), 8, 4, 96, 8);
-    ywb::TrainArgs args = tinyArgs(data, dir.path());
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {8, 4, 96, 8, 4});
+    ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
     args.epochs = 1;
     qputenv("YWB_FAKE_OOM_ABOVE_BATCH", "2");
     struct Logs : ywb::TrainObserver {
@@ -252,7 +278,8 @@ class TestTrainer : public QObject {
 
   void missingDataIsAClearError() {
     QTemporaryDir dir;
-    ywb::TrainArgs args = tinyArgs((dir.path() + "/nope/data.yaml").toStdString(), dir.path());
+    ywb::TrainArgs args =
+        ywb::test::tinyRunArgs((dir.path() + "/nope/data.yaml").toStdString(), dir.path().toStdString());
     ywb::Trainer t(args);
     Recorder rec;
     t.setObserver(&rec);

@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include "export_tab.h"
+#include "support/tiny_run.h"
 #include "ywb/export.h"
 #include "ywb/synth.h"
 #include "ywb/trainer.h"
@@ -67,28 +68,16 @@ class TestExportTab : public QObject {
     QVERIFY(tmp_.isValid());
     // A real checkpoint: one seeded epoch on a small generated dataset (the weights are whatever one
     // epoch from the seeded initialisation gives; the export only needs them to be deterministic).
-    ywb::SynthOptions so;
-    so.out = (tmp_.path() + "/shapes").toStdString();
-    so.train = 8;
-    so.val = 2;
-    so.imgsz = 64;
-    so.seed = 5;
-    so.workers = 1;
-    ywb::TrainArgs a;
-    for (const auto& [k, v] :
-         std::vector<std::pair<std::string, std::string>>{{"data", ywb::synthesizeDataset(so).data_yaml},
-                                                          {"epochs", "1"},
-                                                          {"batch", "4"},
-                                                          {"imgsz", "64"},
-                                                          {"workers", "1"},
-                                                          {"device", "cpu"},
-                                                          {"amp", "false"},
-                                                          {"val", "false"},
-                                                          {"seed", "1"},
-                                                          {"project", (tmp_.path() + "/runs").toStdString()},
-                                                          {"name", "tiny"},
-                                                          {"threads", "1"}})
-      QVERIFY2(a.set(k, v), k.c_str());
+    ywb::TrainArgs a = ywb::test::tinyRunArgs(
+        ywb::test::tinyDataset(tmp_.path().toStdString(), {8, 2, 64, 5, ywb::SynthOptions{}.max_objects, 1}),
+        (tmp_.path() + "/runs").toStdString());
+    a = ywb::test::withArgs(a, {{"epochs", "1"},
+                                {"batch", "4"},
+                                {"imgsz", "64"},
+                                {"workers", "1"},
+                                {"val", "false"},
+                                {"name", "tiny"},
+                                {"threads", "1"}});
     ywb::Trainer trainer(a);
     checkpoint_ = QString::fromStdString(trainer.run().last);
     QVERIFY(QFileInfo::exists(checkpoint_));

@@ -7,7 +7,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "augmentation_tab.h"
 #include "hyperparams_tab.h"
+#include "train_args_model.h"
 #include "ywb/train_args.h"
 
 using ywb::gui::HyperparamsTab;
@@ -81,6 +83,31 @@ class TestHyperparamsTab : public QObject {
     QCOMPARE(b.fliplr, 0.25);
     again.resetAll();
     QVERIFY(again.modified().isEmpty());
+  }
+
+  void bothTabsViewOneModel() {
+    // The Hyperparameters and Augmentation tabs are views of one TrainArgsModel: an edit in either shows in
+    // the other and in the model, with no copy to keep in step.
+    ywb::gui::TrainArgsModel model;
+    HyperparamsTab hyper(&model);
+    ywb::gui::AugmentationTab aug(&model);
+    auto* aug_fliplr = aug.findChild<QDoubleSpinBox*>("aug_fliplr");
+    QVERIFY(aug_fliplr);
+    aug_fliplr->setValue(0.25);  // as a user types it in the Augmentation tab
+    QCOMPARE(model.args().fliplr, 0.25);
+    QCOMPARE(hyper.args().fliplr, 0.25);
+    QCOMPARE(qobject_cast<QDoubleSpinBox*>(hyper.editor("fliplr"))->value(), 0.25);
+    QVERIFY(hyper.modified().contains("fliplr"));
+    QVERIFY(hyper.setValue("scale", "0.75"));  // and the other way round
+    QCOMPARE(aug.params().scale, 0.75);
+    QCOMPARE(aug.findChild<QDoubleSpinBox*>("aug_scale")->value(), 0.75);
+    QVERIFY(hyper.setValue("imgsz", "320"));
+    QCOMPARE(model.args().imgsz, 320);
+    // A value outside the table's range is refused by the model (the spin box clamps typed values first).
+    QVERIFY(!model.set("scale", "2"));
+    QCOMPARE(aug.params().scale, 0.75);
+    hyper.resetAll();
+    QCOMPARE(aug.params().fliplr, 0.5);  // Ultralytics' default, back in both views
   }
 
   void brokenYamlIsReportedNotFatal() {

@@ -19,6 +19,7 @@
 
 #include "dataset_tab.h"
 #include "main_window.h"
+#include "support/tiny_run.h"
 #include "system_panel.h"
 #include "training_tab.h"
 #include "ywb/synth.h"
@@ -173,14 +174,8 @@ class TestMainWindow : public QObject {
     // A generated dataset whose data.yaml is removed: the Dataset tab writes a new one through the engine
     // (ywb::initDatasetYaml, off the GUI thread) and opens and scans it.
     QTemporaryDir tmp;
-    ywb::SynthOptions o;
-    o.out = (tmp.path() + "/shapes").toStdString();
-    o.train = 6;
-    o.val = 2;
-    o.imgsz = 64;
-    o.workers = 2;
-    ywb::synthesizeDataset(o);
-    const QString folder = QString::fromStdString(o.out);
+    ywb::test::tinyDataset(tmp.path().toStdString(), {6, 2, 64});
+    const QString folder = tmp.path() + "/shapes";
     QVERIFY(QFile::remove(folder + "/data.yaml"));
     ywb::gui::MainWindow w;
     auto* ds = w.dataset();

@@ -3,6 +3,7 @@
 // tab, and a screenshot of every tab afterwards (saved under ${YW_BINARY_DIR}/screenshots/).
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -28,8 +29,10 @@
 #include "metric_chart.h"
 #include "predictions_tab.h"
 #include "runs_tab.h"
+#include "support/tiny_run.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/results_csv.h"
 #include "ywb/synth.h"
 #include "ywb/weights.h"
 
@@ -104,13 +107,7 @@ class TestTrainingTab : public QObject {
     QCoreApplication::setOrganizationName("ywb-tests");
     QCoreApplication::setApplicationName("test_training_tab");
     QVERIFY(tmp_.isValid());
-    ywb::SynthOptions o;
-    o.out = (tmp_.path() + "/shapes").toStdString();
-    o.train = 16;
-    o.val = 8;
-    o.imgsz = 96;
-    o.workers = 2;
-    data_ = QString::fromStdString(ywb::synthesizeDataset(o).data_yaml);
+    data_ = QString::fromStdString(ywb::test::tinyDataset(tmp_.path().toStdString(), {16, 8, 96}));
     QVERIFY(QFileInfo::exists(data_));
   }
 
@@ -123,6 +120,40 @@ class TestTrainingTab : public QObject {
     QVERIFY2(probe.maxStallMs() >= 75.0, qPrintable(QString("probe saw %1 ms").arg(probe.maxStallMs())));
   }
 
+  void runsTabBestEpochIsTheTrainersBest() {
+    // Hand-written rows where the two fitness rules disagree (same numbers as test_run_record's
+    // bestRowIsTheTrainersBest): epoch 2 mAP50 0.90 / mAP50-95 0.40, epoch 3 mAP50 0.50 / mAP50-95 0.42. The
+    // trainer keeps epoch 3 in best (fitness = mAP50-95); 0.1/0.9 weighting would show epoch 2.
+    QTemporaryDir dir;
+    QVERIFY(QDir().mkpath(dir.path() + "/good") && QDir().mkpath(dir.path() + "/broken"));
+    for (const auto& [e, m50, m] :
+         std::vector<std::tuple<int, double, double>>{{1, 0.2, 0.1}, {2, 0.9, 0.4}, {3, 0.5, 0.42}}) {
+      ywb::ResultsRow r;
+      r.epoch = e;
+      r.map50 = m50;
+      r.map = m;
+      r.val_box = 1;  // validated
+      ywb::appendResultsRow((dir.path() + "/good/results.csv").toStdString(), r);
+    }
+    QFile broken(dir.path() + "/broken/results.csv");
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("epoch,time\n1,oops\n");
+    broken.close();
+    ywb::gui::RunsTab runs;
+    runs.setRunsFolder(dir.path());
+    QCOMPARE(runs.table()->rowCount(), 2);  // the unreadable run is listed, with the reason
+    for (int row = 0; row < 2; ++row) {
+      const QTableWidgetItem* name = runs.table()->item(row, 0);
+      if (name->text() == "good") {
+        QCOMPARE(runs.table()->item(row, 2)->text(), QString("3"));
+        QCOMPARE(runs.table()->item(row, 3)->text(), QString("0.4200"));
+      } else {
+        QCOMPARE(runs.table()->item(row, 2)->text(), QString("-"));
+        QVERIFY2(name->toolTip().contains("results.csv:2:"), qPrintable(name->toolTip()));
+      }
+    }
+  }
+
   void warmupEndMarkerWhereTheTrainerSaysWarmupEnds() {
     // The trainer's rule (engine/train/lr_schedule.cpp warmupIterations, train_epoch.cpp): warmup lasts
     // max(round(warmup_epochs * batches_per_epoch), 100) iterations and iteration ni (0-based, global) is a
@@ -131,33 +162,23 @@ class TestTrainingTab : public QObject {
     // at x = epoch + (batch + 1) / batches = 5 + 1/20 = 5.05 on the charts' epoch axis. 6 epochs = 120 steps
     // (one thread: ~15-40 ms a step at 64 px; two threads on a loaded 2-core machine were 30x slower).
     QTemporaryDir dir;
-    ywb::SynthOptions o;
-    o.out = (dir.path() + "/shapes").toStdString();
-    o.train = 20;
-    o.val = 2;
-    o.imgsz = 64;
-    o.workers = 2;
-    const std::string data = ywb::synthesizeDataset(o).data_yaml;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {20, 2, 64});
     ywb::gui::TrainingTab tab;
     tab.setArgsProvider([&] {
-      ywb::TrainArgs a;
-      for (const auto& [k, v] :
-           std::vector<std::pair<std::string, std::string>>{{"data", data},
-                                                            {"epochs", "6"},
-                                                            {"batch", "1"},
-                                                            {"imgsz", "64"},
-                                                            {"workers", "1"},
-                                                            {"device", "cpu"},
-                                                            {"amp", "false"},
-                                                            {"warmup_epochs", "2"},
-                                                            {"val", "false"},
-                                                            {"mosaic", "0"},
-                                                            {"close_mosaic", "0"},
-                                                            {"project", (dir.path() + "/runs").toStdString()},
-                                                            {"name", "warmup"},
-                                                            {"threads", "1"}})
-        if (!a.set(k, v)) qFatal("bad argument %s", k.c_str());
-      return a;
+      return ywb::test::withArgs(ywb::TrainArgs(), {{"data", data},
+                                                    {"epochs", "6"},
+                                                    {"batch", "1"},
+                                                    {"imgsz", "64"},
+                                                    {"workers", "1"},
+                                                    {"device", "cpu"},
+                                                    {"amp", "false"},
+                                                    {"warmup_epochs", "2"},
+                                                    {"val", "false"},
+                                                    {"mosaic", "0"},
+                                                    {"close_mosaic", "0"},
+                                                    {"project", (dir.path() + "/runs").toStdString()},
+                                                    {"name", "warmup"},
+                                                    {"threads", "1"}});
     });
     QSignalSpy ended(tab.controller(), &ywb::gui::TrainingController::stoppedRunning);
     QSignalSpy failed(tab.controller(), &ywb::gui::TrainingController::failed);
@@ -223,34 +244,24 @@ class TestTrainingTab : public QObject {
     // rank 0's --json events. 20 train images, global batch 4 -> 2 per rank, 20 / 4 = 5 steps per epoch.
     // Stopped (SIGTERM through the launcher) after the first epoch, then resumed to the end.
     QTemporaryDir dir;
-    ywb::SynthOptions o;
-    o.out = (dir.path() + "/shapes").toStdString();
-    o.train = 20;
-    o.val = 2;
-    o.imgsz = 64;
-    o.workers = 2;
-    const std::string data = ywb::synthesizeDataset(o).data_yaml;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {20, 2, 64});
     ywb::gui::TrainingTab tab;
     tab.controller()->setCliPath(YW_CLI_PATH);
     tab.setArgsProvider([&] {
-      ywb::TrainArgs a;
-      for (const auto& [k, v] :
-           std::vector<std::pair<std::string, std::string>>{{"data", data},
-                                                            {"epochs", "3"},
-                                                            {"batch", "4"},
-                                                            {"imgsz", "64"},
-                                                            {"workers", "1"},
-                                                            {"device", "cpu"},
-                                                            {"world", "2"},
-                                                            {"threads", "1"},
-                                                            {"amp", "false"},
-                                                            {"mosaic", "0"},
-                                                            {"close_mosaic", "1"},
-                                                            {"warmup_epochs", "0"},
-                                                            {"project", (dir.path() + "/runs").toStdString()},
-                                                            {"name", "dist"}})
-        if (!a.set(k, v)) qFatal("bad argument %s", k.c_str());
-      return a;
+      return ywb::test::withArgs(ywb::TrainArgs(), {{"data", data},
+                                                    {"epochs", "3"},
+                                                    {"batch", "4"},
+                                                    {"imgsz", "64"},
+                                                    {"workers", "1"},
+                                                    {"device", "cpu"},
+                                                    {"world", "2"},
+                                                    {"threads", "1"},
+                                                    {"amp", "false"},
+                                                    {"mosaic", "0"},
+                                                    {"close_mosaic", "1"},
+                                                    {"warmup_epochs", "0"},
+                                                    {"project", (dir.path() + "/runs").toStdString()},
+                                                    {"name", "dist"}});
     });
     auto* ctl = tab.controller();
     QSignalSpy epochs(ctl, &ywb::gui::TrainingController::epochFinished);
@@ -280,6 +291,12 @@ class TestTrainingTab : public QObject {
     QCOMPARE(s.epochs_completed, 3);
     QVERIFY(!s.stopped);
     QCOMPARE(epochs.last().first().value<ywb::EpochMetrics>().epoch, 2);  // 0-based: the third epoch
+    // The child's step events carry what a single-process run shows: boxes in the batch (every synthetic
+    // image has shapes, so > 0), imgsz 64, elapsed time (were "boxes in batch: 0 imgsz 0").
+    const QString speed = tab.findChild<QLabel*>("speedLabel")->text();
+    QVERIFY2(speed.contains("imgsz 64") && !speed.contains("boxes in batch: 0 "), qPrintable(speed));
+    const QString eta = tab.findChild<QLabel*>("etaLabel")->text();
+    QVERIFY2(eta.startsWith("elapsed") && !eta.startsWith("elapsed 0:00 "), qPrintable(eta));
     // 5 steps per epoch, every one reported on CPU; a partly trained epoch is replaced when it is repeated
     QCOMPARE(tab.chart("trainLoss")->points(0), 15);
     QCOMPARE(tab.chart("map")->points(0), 3);  // val=true: every epoch validated, across stop and resume
@@ -417,6 +434,10 @@ class TestTrainingTab : public QObject {
 
     QCOMPARE(w.runs()->table()->rowCount(), 1);
     QCOMPARE(w.runs()->table()->item(0, 1)->text(), QString("3"));  // epochs in results.csv
+    // The Runs tab's best epoch is the epoch whose weights the trainer kept: best.safetensors' own metadata.
+    const auto best_meta =
+        ywb::inspectWeights((run_dir + "/weights/best.safetensors").toStdString()).metadata;
+    QCOMPARE(w.runs()->table()->item(0, 2)->text(), QString::fromStdString(best_meta.at("epoch")));
 
     const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
     QDir().mkpath(shots);

@@ -4,22 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "ywb/train_args.h"
+
 namespace ywb {
 
-/// The training-time augmentation settings (Ultralytics names, defaults and meaning).
+/// The training-time augmentation settings: the augmentation rows of the training-argument table
+/// (YWB_AUGMENT_ARGS in ywb/train_args.h) give the fields, their Ultralytics names, defaults and valid
+/// ranges.
 struct AugmentParams {
-  double hsv_h = 0.015;      ///< hue gain, fraction of the hue circle
-  double hsv_s = 0.7;        ///< saturation gain
-  double hsv_v = 0.4;        ///< value (brightness) gain
-  double degrees = 0.0;      ///< rotation range, +/- degrees
-  double translate = 0.1;    ///< translation range, +/- fraction of the image size
-  double scale = 0.5;        ///< scale range, 1 +/- scale
-  double shear = 0.0;        ///< shear range, +/- degrees
-  double perspective = 0.0;  ///< perspective range, +/- (0 to 0.001 is sensible)
-  double flipud = 0.0;       ///< probability of a vertical flip
-  double fliplr = 0.5;       ///< probability of a horizontal flip
-  double mosaic = 1.0;       ///< probability of Mosaic-4
-  double mixup = 0.0;        ///< probability of MixUp
+#define YWB_AUGMENT_FIELD(T_, N_, D_, G_, LO_, HI_, H_) T_ N_ = D_;
+  YWB_AUGMENT_ARGS(YWB_AUGMENT_FIELD)
+#undef YWB_AUGMENT_FIELD
 
   /// Sets a field by its Ultralytics name; returns false when the name is not an augmentation setting.
   bool set(const std::string& name, double value);
@@ -27,10 +22,15 @@ struct AugmentParams {
   double get(const std::string& name) const;
   /// The field names, in declaration order.
   static const std::vector<std::string>& names();
-  /// Throws ywb::Error naming the first value outside its valid range (probabilities in [0,1], etc.).
+  /// Throws ywb::Error naming the first value outside its valid range (the table's, as TrainArgs::set).
   void validate() const;
   /// All augmentation off (validation): every gain, range and probability 0.
   static AugmentParams none();
 };
+
+/// The augmentation settings of a run's arguments (typed: no text round trip).
+AugmentParams augmentParamsOf(const TrainArgs& args);
+/// Writes `params` into the augmentation fields of `args` (the inverse of augmentParamsOf).
+void applyAugmentParams(const AugmentParams& params, TrainArgs& args);
 
 }  // namespace ywb

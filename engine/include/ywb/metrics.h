@@ -83,9 +83,20 @@ struct DetectionResults {
   int64_t detections = 0;  ///< detections given
   int64_t skipped =
       0;  ///< boxes with a class outside [0, num_classes) or non-finite coordinates; not counted
-  /// Ultralytics' model-selection fitness: 0.1 * mAP50 + 0.9 * mAP50-95.
-  double fitness() const { return 0.1 * map50 + 0.9 * map; }
+  /// modelFitness() of these results.
+  double fitness() const;
 };
+
+/// Model-selection fitness: the one rule behind `best` weights, patience and the Runs tab's best epoch.
+/// A weighted sum of (P, R, mAP50, mAP50-95) with weights (0, 0, 0, 1), i.e. mAP50-95, as Ultralytics 8.3
+/// selects (its checkpoints store `fitness` equal to `metrics/mAP50-95(B)`; YOLOv5 weighted 0.1/0.9).
+double modelFitness(double precision, double recall, double map50, double map50_95);
+
+/// Whether an epoch of fitness `fitness` replaces the best so far (`have_best` false: none yet). Ties keep
+/// the earlier epoch.
+inline bool isNewBest(double fitness, bool have_best, double best_fitness) {
+  return !have_best || fitness > best_fitness;
+}
 
 class DetectionMetrics {
  public:

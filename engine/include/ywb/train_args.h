@@ -7,6 +7,21 @@
 #include <vector>
 
 // X(type, name, default, group, min, max, help)   (min/max ignored for bool and string)
+// The augmentation rows, also the fields of ywb::AugmentParams (ywb/augment.h): one table for both.
+#define YWB_AUGMENT_ARGS(X)                                                                   \
+  X(double, hsv_h, 0.015, "augmentation", 0.0, 1.0, "Hue jitter (fraction)")                  \
+  X(double, hsv_s, 0.7, "augmentation", 0.0, 1.0, "Saturation jitter (fraction)")             \
+  X(double, hsv_v, 0.4, "augmentation", 0.0, 1.0, "Value (brightness) jitter (fraction)")     \
+  X(double, degrees, 0.0, "augmentation", 0.0, 180.0, "Rotation range (+/- degrees)")         \
+  X(double, translate, 0.1, "augmentation", 0.0, 0.9, "Translation range (+/- fraction)")     \
+  X(double, scale, 0.5, "augmentation", 0.0, 0.95, "Scale range (+/- gain)")                  \
+  X(double, shear, 0.0, "augmentation", 0.0, 90.0, "Shear range (+/- degrees)")               \
+  X(double, perspective, 0.0, "augmentation", 0.0, 0.001, "Perspective range (+/- fraction)") \
+  X(double, flipud, 0.0, "augmentation", 0.0, 1.0, "Vertical flip probability")               \
+  X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")             \
+  X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                    \
+  X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")
+
 #define YWB_TRAIN_ARGS(X)                                                                                    \
   X(std::string, data, "", "data", 0, 0, "Path to the dataset's data.yaml")                                  \
   X(double, fraction, 1.0, "data", 0.01, 1.0, "Fraction of the training set to use")                         \
@@ -35,18 +50,7 @@
   X(double, box, 7.5, "loss", 0.0, 100.0, "Box (CIoU) loss gain")                                            \
   X(double, cls, 0.5, "loss", 0.0, 100.0, "Classification (BCE) loss gain")                                  \
   X(double, dfl, 1.5, "loss", 0.0, 100.0, "Distribution focal loss gain")                                    \
-  X(double, hsv_h, 0.015, "augmentation", 0.0, 1.0, "Hue jitter (fraction)")                                 \
-  X(double, hsv_s, 0.7, "augmentation", 0.0, 1.0, "Saturation jitter (fraction)")                            \
-  X(double, hsv_v, 0.4, "augmentation", 0.0, 1.0, "Value (brightness) jitter (fraction)")                    \
-  X(double, degrees, 0.0, "augmentation", 0.0, 180.0, "Rotation range (+/- degrees)")                        \
-  X(double, translate, 0.1, "augmentation", 0.0, 0.9, "Translation range (+/- fraction)")                    \
-  X(double, scale, 0.5, "augmentation", 0.0, 0.95, "Scale range (+/- gain)")                                 \
-  X(double, shear, 0.0, "augmentation", 0.0, 90.0, "Shear range (+/- degrees)")                              \
-  X(double, perspective, 0.0, "augmentation", 0.0, 0.001, "Perspective range (+/- fraction)")                \
-  X(double, flipud, 0.0, "augmentation", 0.0, 1.0, "Vertical flip probability")                              \
-  X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")                            \
-  X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                                   \
-  X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")                                       \
+  YWB_AUGMENT_ARGS(X)                                                                                        \
   X(int, batch, 16, "hardware", -1, 4096, "Batch size, global across ranks (-1 = AutoBatch)")                \
   X(std::string, device, "", "hardware", 0, 0, "cpu, 0, or 0,1,2,3 (empty: first GPU if any, else cpu)")     \
   X(int, workers, 8, "hardware", 0, 256, "Data loader worker threads")                                       \

@@ -65,6 +65,9 @@ struct EpochMetrics {
   bool best = false;   ///< this epoch is the new best
   bool validated = false;
   std::vector<ClassResult> classes;
+  /// Training images that failed to load in this epoch (deleted or damaged after the scan), one message per
+  /// image naming its file; each was replaced by a grey image and the run went on.
+  std::vector<std::string> failed_images;
 };
 
 struct TrainSummary {
@@ -78,8 +81,10 @@ struct TrainSummary {
   bool early_stopped = false;  ///< patience ran out
   std::string stop_reason;
   double seconds = 0;
-  double images_per_s = 0;  ///< average training throughput
-  std::string amp;          ///< "fp16", "bf16" or "off", with the reason when it fell back
+  double images_per_s = 0;                 ///< average training throughput
+  std::string amp;                         ///< "fp16", "bf16" or "off", with the reason when it fell back
+  int64_t failed_image_loads = 0;          ///< images that failed to load, summed over the epochs
+  std::vector<std::string> failed_images;  ///< the distinct messages (first 100), naming the files
 };
 
 /// Receives a run's events. Default implementations ignore them.

@@ -47,4 +47,10 @@ class Trainer {
 /// Resolves `resume=` (a run folder, or a checkpoint file) to the checkpoint path; throws when missing.
 std::string resolveResumeCheckpoint(const std::string& run_or_checkpoint);
 
+/// The arguments a run will really use: `args` itself, or for `resume=` the checkpoint's own arguments (with
+/// `resume` kept). Decide anything about the run - such as how many processes it needs - from these, not
+/// from the caller's. Reads only the checkpoint's header. Throws ywb::Error for a missing or broken
+/// checkpoint.
+TrainArgs resolveTrainArgs(const TrainArgs& args);
+
 }  // namespace ywb

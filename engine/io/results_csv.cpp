@@ -1,0 +1,173 @@
+// results.csv (ywb/results_csv.h): Ultralytics' columns, one writer, one reader, the best-epoch rule.
+#include "ywb/results_csv.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "ywb/metrics.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+// The columns and the row fields they hold, in file order: the one table the writer and reader share.
+struct Column {
+  const char* name;
+  double ResultsRow::*field;  // null for `epoch` (an int)
+};
+
+const std::vector<Column>& columnTable() {
+  static const std::vector<Column> cols = {{"epoch", nullptr},
+                                           {"time", &ResultsRow::time},
+                                           {"train/box_loss", &ResultsRow::train_box},
+                                           {"train/cls_loss", &ResultsRow::train_cls},
+                                           {"train/dfl_loss", &ResultsRow::train_dfl},
+                                           {"metrics/precision(B)", &ResultsRow::precision},
+                                           {"metrics/recall(B)", &ResultsRow::recall},
+                                           {"metrics/mAP50(B)", &ResultsRow::map50},
+                                           {"metrics/mAP50-95(B)", &ResultsRow::map},
+                                           {"val/box_loss", &ResultsRow::val_box},
+                                           {"val/cls_loss", &ResultsRow::val_cls},
+                                           {"val/dfl_loss", &ResultsRow::val_dfl},
+                                           {"lr/pg0", &ResultsRow::lr0},
+                                           {"lr/pg1", &ResultsRow::lr1},
+                                           {"lr/pg2", &ResultsRow::lr2}};
+  return cols;
+}
+
+std::string headerLine() {
+  std::string h;
+  for (const auto& c : resultsColumns()) h += (h.empty() ? "" : ",") + c;
+  return h + "\n";
+}
+
+std::string rowLine(const ResultsRow& r) {
+  std::string line = std::to_string(r.epoch);
+  char buf[32];
+  for (size_t i = 1; i < columnTable().size(); ++i) {
+    // time with 3 decimals, the rest with 5 significant digits (Ultralytics' '%.5g')
+    std::snprintf(buf, sizeof buf, i == 1 ? ",%.3f" : ",%.5g", r.*(columnTable()[i].field));
+    line += buf;
+  }
+  return line + "\n";
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) out.push_back(trimmed(cell));
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+}  // namespace
+
+ResultsRow resultsRowOf(const EpochMetrics& m) {
+  ResultsRow r;
+  r.epoch = m.epoch + 1;
+  r.time = m.time_s;
+  r.train_box = m.train_box;
+  r.train_cls = m.train_cls;
+  r.train_dfl = m.train_dfl;
+  r.precision = m.precision;
+  r.recall = m.recall;
+  r.map50 = m.map50;
+  r.map = m.map;
+  r.val_box = m.val_box;
+  r.val_cls = m.val_cls;
+  r.val_dfl = m.val_dfl;
+  r.lr0 = m.lr[0];
+  r.lr1 = m.lr[1];
+  r.lr2 = m.lr[2];
+  return r;
+}
+
+const std::vector<std::string>& resultsColumns() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& c : columnTable()) n.emplace_back(c.name);
+    return n;
+  }();
+  return names;
+}
+
+std::vector<double> resultsRowValues(const ResultsRow& r) {
+  std::vector<double> v{double(r.epoch)};
+  for (size_t i = 1; i < columnTable().size(); ++i) v.push_back(r.*(columnTable()[i].field));
+  return v;
+}
+
+void appendResultsRow(const std::string& path, const ResultsRow& row) {
+  std::string text = fs::exists(path) ? readFile(path) : headerLine();
+  text += rowLine(row);
+  writeFileAtomic(path, text);
+}
+
+std::vector<ResultsRow> readResults(const std::string& path) {
+  std::istringstream in(readFile(path));
+  std::string line;
+  if (!std::getline(in, line)) fail(path, ":1: empty file, not a results.csv");
+  // where each of our columns sits in this file (-1: absent)
+  const std::vector<std::string> header = cells(line);
+  std::vector<int> at(columnTable().size(), -1);
+  for (size_t c = 0; c < columnTable().size(); ++c)
+    for (size_t h = 0; h < header.size(); ++h)
+      if (header[h] == columnTable()[c].name) at[c] = int(h);
+  if (at[0] < 0) fail(path, ":1: not a results.csv (no 'epoch' column in the header)");
+  std::vector<ResultsRow> rows;
+  for (int lineno = 2; std::getline(in, line); ++lineno) {
+    if (trimmed(line).empty()) continue;
+    const std::vector<std::string> v = cells(line);
+    if (v.size() != header.size())
+      fail(path, ":", lineno, ": ", v.size(), " values for ", header.size(), " columns");
+    ResultsRow r;
+    for (size_t c = 0; c < columnTable().size(); ++c) {
+      if (at[c] < 0) continue;
+      const std::string& s = v[size_t(at[c])];
+      char* end = nullptr;
+      const double x = std::strtod(s.c_str(), &end);
+      if (s.empty() || *end != '\0')
+        fail(path, ":", lineno, ": '", s, "' in column ", columnTable()[c].name, " is not a number");
+      if (columnTable()[c].field)
+        r.*(columnTable()[c].field) = x;
+      else
+        r.epoch = int(x);
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void truncateResults(const std::string& path, int last_epoch) {
+  if (!fs::exists(path)) return;
+  std::string text = headerLine();
+  for (const auto& r : readResults(path)) {
+    if (r.epoch <= last_epoch) text += rowLine(r);
+  }
+  writeFileAtomic(path, text);
+}
+
+int bestResultsRow(const std::vector<ResultsRow>& rows) {
+  int best = -1;
+  double best_fitness = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ResultsRow& r = rows[i];
+    if (!r.validated()) continue;
+    const double f = modelFitness(r.precision, r.recall, r.map50, r.map);
+    if (isNewBest(f, best >= 0, best_fitness)) best = int(i), best_fitness = f;
+  }
+  return best;
+}
+
+}  // namespace ywb

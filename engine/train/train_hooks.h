@@ -1,0 +1,41 @@
+// Hooks into the training step for benchmarks and tests: what a normal run does not do (time every segment,
+// stop after N steps, fail like a GPU that ran out of memory). The epoch loop calls them at fixed points and
+// knows nothing of what they do.
+// Thread rules: called on the trainer thread only.
+#pragma once
+#include <ATen/Device.h>
+
+#include <cstdint>
+
+#include "train/step_profiler.h"
+
+namespace ywb {
+
+class TrainHooks {
+ public:
+  virtual ~TrainHooks() = default;
+  /// Before the forward pass of a step with `images` images; may throw (a simulated failure).
+  virtual void beforeStep(int64_t images);
+  /// The per-segment step timer, or nullptr (a normal run: no device waits at segment boundaries).
+  virtual StepProfiler* profiler() { return nullptr; }
+  /// After a step; true ends the epoch early.
+  virtual bool afterStep() { return false; }
+};
+
+/// `ywb bench train`: every segment timed, and the epoch ends once `step_limit` steps have run in total.
+class BenchTrainHooks : public TrainHooks {
+ public:
+  BenchTrainHooks(at::Device device, int64_t step_limit) : profiler_(device), step_limit_(step_limit) {}
+  StepProfiler* profiler() override { return &profiler_; }
+  bool afterStep() override { return ++steps_run_ >= step_limit_; }
+  int64_t stepsRun() const { return steps_run_; }
+  bool done() const { return steps_run_ >= step_limit_; }
+  const StepProfiler& stepProfiler() const { return profiler_; }
+
+ private:
+  StepProfiler profiler_;
+  int64_t step_limit_;
+  int64_t steps_run_ = 0;
+};
+
+}  // namespace ywb

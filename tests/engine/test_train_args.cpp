@@ -1,0 +1,101 @@
+// The training-argument table (ywb/train_args.h): text parsing with ranges, YAML round trip, and the
+// augmentation rows that AugmentParams is generated from.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "cli_runner.h"
+#include "core/atomic_file.h"
+#include "ywb/augment.h"
+#include "ywb/error.h"
+#include "ywb/train_args.h"
+
+class TestTrainArgs : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void trainArgs() {
+    ywb::TrainArgs a;
+    QCOMPARE(a.lr0, 0.01);
+    QCOMPARE(a.batch, 16);
+    QCOMPARE(a.close_mosaic, 10);
+    QVERIFY(a.set("epochs", "3"));
+    QCOMPARE(a.epochs, 3);
+    QVERIFY(!a.set("no_such_arg", "1"));
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.set("lr0", "fast"));
+    try {
+      a.set("mosaic", "1.5");
+      QFAIL("expected a range error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("mosaic=1.5 is outside the valid range [0, 1]"), e.what());
+    }
+    a.imgsz = 300;
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
+    a.imgsz = 320;
+    a.optimizer = "Adam";
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
+    a.optimizer = "SGD";
+    a.validate();
+    // YAML round trip, and an Ultralytics-style file with keys we do not use and nulls.
+    QTemporaryDir dir;
+    const std::string p = dir.path().toStdString() + "/args.yaml";
+    ywb::writeFileAtomic(p, ywb::trainArgsToYaml(a));
+    ywb::TrainArgs b;
+    QVERIFY(ywb::loadTrainArgsYaml(p, b).empty());
+    QCOMPARE(ywb::trainArgsToYaml(b), ywb::trainArgsToYaml(a));
+    QCOMPARE(ywb::changedTrainArgs(b).at("epochs"), std::string("3"));
+    ywb::writeFileAtomic(p, "task: detect\nmode: train\nlr0: 0.02\npretrained: null\ncopy_paste: 0.0\n");
+    ywb::TrainArgs c;
+    const auto unknown = ywb::loadTrainArgsYaml(p, c);
+    QCOMPARE(unknown, (std::vector<std::string>{"task", "mode", "copy_paste"}));
+    QCOMPARE(c.lr0, 0.02);
+    ywb::writeFileAtomic(p, "lr0: 0.02\nepochs: [1, 2\n");
+    try {
+      ywb::loadTrainArgsYaml(p, c);
+      QFAIL("expected a YAML error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("broken YAML"), e.what());
+    }
+    ywb::writeFileAtomic(p, "lr0: 0.02\nbatch: many\n");
+    try {
+      ywb::loadTrainArgsYaml(p, c);
+      QFAIL("expected a value error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("args.yaml:2: batch=many"), e.what());
+    }
+  }
+
+  void augmentParamsAreTheAugmentationRows() {
+    // Every augmentation row of the spec table is an AugmentParams field with the same default and range,
+    // and no field exists outside it (the ranges were once 1, 10 and 0.01 for translate/scale/perspective
+    // against TrainArgs' 0.9, 0.95 and 0.001).
+    std::vector<std::string> rows;
+    const ywb::AugmentParams defaults;
+    for (const auto& spec : ywb::trainArgSpecs()) {
+      if (spec.group != "augmentation") continue;
+      rows.push_back(spec.name);
+      QCOMPARE(defaults.get(spec.name), std::stod(spec.default_text));
+      ywb::AugmentParams p;
+      p.set(spec.name, spec.max);
+      p.validate();  // the table's maximum is accepted
+      p.set(spec.name, spec.max * 1.5 + 1e-6);
+      QVERIFY_THROWS_EXCEPTION(ywb::Error, p.validate());
+    }
+    QCOMPARE(ywb::AugmentParams::names(), rows);
+    // augmentParamsOf copies the typed values (no text round trip that could round them).
+    ywb::TrainArgs a;
+    a.scale = 0.123456789012345;
+    a.mixup = 0.25;
+    const ywb::AugmentParams p = ywb::augmentParamsOf(a);
+    QCOMPARE(p.scale, a.scale);
+    QCOMPARE(p.mixup, 0.25);
+  }
+
+  void previewRefusesWhatTrainRefuses() {
+    // scale=2 is outside TrainArgs' [0, 0.95]; `ywb preview` once accepted up to 10.
+    const CliResult r = ywbRun({"preview", "data=/nonexistent/data.yaml", "scale=2"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("scale=2 is outside the valid range [0, 0.95]"), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrainArgs)
+#include "test_train_args.moc"

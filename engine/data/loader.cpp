@@ -181,8 +181,8 @@ struct DataLoader::Impl {
     double collate_s = 0;
     std::vector<float> rows;
     try {
-      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.multi_image, t.shape,
-                         recent ? recent->window(t.pos) : PartnerPool{});
+      s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.multi_image,
+                         t.shape, recent ? recent->window(t.pos) : PartnerPool{});
       const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
       const float w = float(s.image.cols), h = float(s.image.rows);

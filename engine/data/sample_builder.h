@@ -24,8 +24,8 @@ class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
 
-  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns Mosaic and
-  /// MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
+  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns Mosaic
+  /// and MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
   /// samples with a non-square target (rect batches) get letterbox + HSV + flips only. Mosaic draws its three
   /// partners from `partners` (the loader's RecentImages window, as Ultralytics), or from the whole split
   /// when it is empty.

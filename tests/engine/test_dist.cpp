@@ -193,16 +193,11 @@ std::string makeShapes(const QString& dir, int train, int val) {
 // writing `project`/`name`, plus `extra`.
 QStringList twoRankTrain(const std::string& data, const QString& project, const QString& name,
                          const QStringList& extra, const QString& model = "yolov8n.yaml") {
-  return QStringList{"train",
-                     QString::fromStdString("data=" + data),
-                     "model=" + model,
-                     "imgsz=64",
-                     "batch=4",
-                     "workers=0",
-                     "amp=false",
-                     "device=cpu",
-                     "world=2",
-                     "project=" + project,
+  return QStringList{"train",          QString::fromStdString("data=" + data),
+                     "model=" + model, "imgsz=64",
+                     "batch=4",        "workers=0",
+                     "amp=false",      "device=cpu",
+                     "world=2",        "project=" + project,
                      "name=" + name} +
          extra;
 }
@@ -327,10 +322,10 @@ class TestDist : public QObject {
     const std::string data = makeShapes(dir.path(), 8, 4);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(YW_CLI_PATH,
-            twoRankTrain(data, dir.path(), "ddp",
-                         {"epochs=1", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"},
-                         model));
+    p.start(
+        YW_CLI_PATH,
+        twoRankTrain(data, dir.path(), "ddp",
+                     {"epochs=1", "dist_timeout=120", sync_bn ? "sync_bn=true" : "sync_bn=false"}, model));
     QVERIFY(p.waitForStarted());
     QVERIFY2(p.waitForFinished(400000), "ywb train world=2 did not finish");
     const QString out = QString::fromUtf8(p.readAllStandardOutput());

@@ -1,10 +1,11 @@
 // The trainer with YOLO11n (the YOLOv8 end-to-end tests in test_trainer.cpp and test_learns.cpp stay on
-// YOLOv8n): from scratch it learns on a generated shapes set (its training loss falls), a run stopped and
+// YOLOv8n): from scratch it learns on Ultralytics' shapes set (its loss falls, mAP rises), a run stopped and
 // resumed at an epoch boundary ends bit-identical to an uninterrupted one (model, EMA, optimizer), and the
-// CPU bf16 AMP path trains finitely. Small budgets: 64-px images, a few epochs.
+// CPU bf16 AMP path trains finitely. Small budgets: a few epochs (128 px for learning, 64 px otherwise).
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <filesystem>
 
 #include "io/safetensors.h"
 #include "ywb/error.h"
@@ -78,26 +79,36 @@ class TestTrainerYolo11 : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void learnsFromScratch() {
-    // Not done: with this budget (64 images at 64 px, 8 epochs, ~110 s here) the epoch loss did not fall
-    // (measured 0.745 1.788 2.252 0.695 1.060 2.659 2.646 3.060, mAP50 0); a learning proof for YOLO11n needs
-    // a larger budget or image size, chosen on idle cores. Skipped so the suite stays green meanwhile.
-    QSKIP("YOLO11n learning proof not calibrated yet (see the comment)");
+    // Ultralytics' shapes set (256 train / 64 val images, 128 px; copied so nothing is written into
+    // ../shared), 10 epochs at 128 px, batch 16. 16 steps per epoch: the first 100 steps are warmup, so a
+    // smaller budget (tried: 64 px, 64 images, 8 epochs) never leaves warmup and shows no learning.
+    // Measured on 2 idle cores (2026-11-22, CLI, bf16): ~26 s; epoch loss (box+cls+dfl) 15.8 -> 8.5,
+    // best mAP50 0.048; this test (fp32): 15.85 -> 8.69, mAP50 0.040, ~25 s. A model that learns nothing
+    // stays at mAP 0 (its loss wanders around the start).
     QTemporaryDir dir;
-    const std::string data = makeShapes(dir.path(), 64, 16, 21);
-    ywb::TrainArgs a = yolo11Args(data, dir.path(), 8);
-    a.close_mosaic = 4;
+    const std::filesystem::path src = std::filesystem::path(YW_SHARED_DIR) / "fixtures/ultralytics/shapes";
+    if (!std::filesystem::exists(src / "data.yaml"))
+      QSKIP("../shared/fixtures/ultralytics/shapes is missing");
+    const std::filesystem::path copy = std::filesystem::path(dir.path().toStdString()) / "shapes";
+    std::filesystem::copy(src, copy, std::filesystem::copy_options::recursive);
+    ywb::TrainArgs a = yolo11Args((copy / "data.yaml").string(), dir.path(), 10);
+    a.imgsz = 128;
+    a.batch = 16;
+    a.seed = 0;
+    a.close_mosaic = 3;
     ywb::Trainer t(a);
     Epochs rec;
     t.setObserver(&rec);
     const ywb::TrainSummary s = t.run();
-    QCOMPARE(s.epochs_completed, 8);
+    QCOMPARE(s.epochs_completed, 10);
     QVERIFY(rec.finite);
     QString trace;
     for (double l : rec.losses) trace += QString::number(l, 'f', 3) + " ";
     qInfo("train loss (box+cls+dfl) per epoch: %s; best mAP50 %.3f", qPrintable(trace), s.best_metrics.map50);
-    // Learning, not noise: the mean training loss of the last epoch is well below the first epoch's (a model
-    // that does not learn stays within a few percent). The checkpoint is a YOLO11 one.
-    QVERIFY2(rec.losses.back() < 0.8 * rec.losses.front(), qPrintable(trace));
+    // Learning, not noise: the last epoch's mean training loss is well below the first's (measured ratio
+    // 0.54) and the detections score above zero (measured mAP50 0.048).
+    QVERIFY2(rec.losses.back() < 0.75 * rec.losses.front(), qPrintable(trace));
+    QVERIFY2(s.best_metrics.map50 > 0.01, qPrintable(trace));
     const auto last = ywb::readSafetensors(s.last);
     QVERIFY(last.contains("ema.model.10.m.0.attn.qkv.conv.weight"));
   }

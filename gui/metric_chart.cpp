@@ -1,5 +1,7 @@
 #include "metric_chart.h"
 
+#include <algorithm>
+
 namespace ywb::gui {
 
 QColor MetricChart::color(int i) {
@@ -41,7 +43,7 @@ MetricChart::MetricChart(const QString& title, const QString& x_label, const QSt
   legend->setRowSpacing(0);
   legend->setColumnSpacing(8);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(3);  // more entries per row get cut in a quarter-width chart at 1280 px
+  legend->setWrap(3);  // refitted to the chart's width by fitLegend()
   legend->setMargins(QMargins(4, 1, 4, 1));
   axisRect()->insetLayout()->take(legend);
   plotLayout()->addElement(2, 0, legend);
@@ -66,7 +68,47 @@ int MetricChart::addSeries(const QString& name, const QColor& c, Qt::PenStyle st
   g->setName(name);
   g->setPen(QPen(c, 1.6, style));
   if (dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+  fitLegend();
   return graphCount() - 1;
+}
+
+void MetricChart::setSeriesInLegend(int series, bool shown) {
+  QCPGraph* g = graph(series);
+  if (!g || legend->hasItemWithPlottable(g) == shown) return;
+  if (shown) {
+    // keep the series order: re-list every series that should be shown
+    QList<QCPGraph*> listed;
+    for (int i = 0; i < graphCount(); ++i)
+      if (i == series || legend->hasItemWithPlottable(graph(i))) listed << graph(i);
+    legend->clearItems();
+    for (QCPGraph* l : listed) l->addToLegend();
+  } else {
+    g->removeFromLegend();
+  }
+  fitLegend();
+  dirty_ = true;
+}
+
+void MetricChart::fitLegend() {
+  // The entries' own size hints (icon, padding, text in the legend's font), as the layout measures them.
+  // (itemCount() counts the grid's cells, empty ones in the last row included.)
+  int n = 0, widest = 1;
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (QCPAbstractLegendItem* item = legend->item(i)) {
+      ++n;
+      widest = std::max(widest, item->minimumOuterSizeHint().width());
+    }
+  if (n == 0) return;
+  const int room = width() - legend->margins().left() - legend->margins().right();
+  const int columns = std::clamp((room + legend->columnSpacing()) / (widest + legend->columnSpacing()), 1, n);
+  if (columns == legend->wrap()) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, /*rearrange=*/true);
+}
+
+void MetricChart::resizeEvent(QResizeEvent* event) {
+  fitLegend();
+  QCustomPlot::resizeEvent(event);
 }
 
 void MetricChart::append(int series, double x, double y) {

@@ -28,6 +28,11 @@ class MetricChart : public QCustomPlot {
   QString note() const;
   /// Shows or hides the legend row under the plot (hidden, it takes no space).
   void setLegendShown(bool shown);
+  /// Shows series i in the legend or not (a series without data to show need not be listed).
+  void setSeriesInLegend(int series, bool shown);
+  /// Lays the legend out in as many columns as its widest entry allows in the chart's width (called on
+  /// resize and when entries change), so no entry is cut.
+  void fitLegend();
   /// The rectangle of marker label i in widget pixels (as last laid out).
   QRectF markerLabelRect(int i) const;
   /// The markers so far: x and label, in the order added.
@@ -36,6 +41,9 @@ class MetricChart : public QCustomPlot {
   int points(int series) const;
   static QColor color(int i);
   static void styleDark(QCustomPlot* plot);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void placeMarkerLabels();

@@ -293,6 +293,8 @@ void TrainingTab::appendLearningRates(double x, const double (&lr)[3]) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   lr_->append(0, x, same ? lr[0] : nan);
   for (int i = 0; i < 3; ++i) lr_->append(1 + i, x, same ? nan : lr[i]);
+  // The legend lists only what is drawn: the group lines once the groups have differed.
+  for (int i = 1; i <= 3; ++i) lr_->setSeriesInLegend(i, !same || lr_split_.first >= 0);
   if (same) return;
   if (lr_split_.first < 0) lr_split_.first = x;
   lr_split_.second = x;

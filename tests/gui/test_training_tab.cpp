@@ -237,6 +237,33 @@ class TestTrainingTab : public QObject {
                               .arg(c->axisRect()->left())
                               .arg(c->axisRect()->right())));
     }
+    // Legends: every entry gets at least the width its icon and text need (none is cut) and lies inside its
+    // chart; the LR legend lists the three group lines only because the groups differed. 1040 px wide: the
+    // charts' width in the 1280x800 main window beside the System panel (~250 px each).
+    tab.resize(1040, 800);
+    QCoreApplication::processEvents();
+    // (itemCount() counts the legend grid's cells, empty ones included: count the entries)
+    auto entries = [](MetricChart* c) {
+      int n = 0;
+      for (int i = 0; i < c->legend->itemCount(); ++i) n += c->legend->item(i) != nullptr;
+      return n;
+    };
+    QCOMPARE(entries(tab.chart("lr")), groups > 0 ? 4 : 1);
+    for (MetricChart* c : tab.findChildren<MetricChart*>()) {
+      c->replot();
+      for (int i = 0; i < c->legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = c->legend->item(i);
+        if (!item) continue;  // an empty cell of the last row
+        const QRect r = item->outerRect();
+        QVERIFY2(r.width() >= item->minimumOuterSizeHint().width() && r.right() <= c->width(),
+                 qPrintable(QString("%1: legend entry %2 is %3 px wide, needs %4 (chart %5 px)")
+                                .arg(c->objectName())
+                                .arg(i)
+                                .arg(r.width())
+                                .arg(item->minimumOuterSizeHint().width())
+                                .arg(c->width())));
+      }
+    }
   }
 
   void multiRankCpuRunThroughTheLauncher() {

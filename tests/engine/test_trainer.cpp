@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "io/safetensors.h"
+#include "support/checkpoint_compare.h"
 #include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/run_dir.h"
@@ -50,18 +51,7 @@ class Recorder : public ywb::TrainObserver {
   bool finite = true;
 };
 
-bool samePrefix(const ywb::SafetensorsFile& a, const ywb::SafetensorsFile& b, const std::string& prefix) {
-  int compared = 0;
-  for (const auto& [name, t] : a.tensors) {
-    if (name.rfind(prefix, 0) != 0) continue;
-    if (!b.contains(name) || !torch::equal(t, b.at(name))) {
-      qWarning("tensor %s differs", name.c_str());
-      return false;
-    }
-    ++compared;
-  }
-  return compared > 0;
-}
+using ywb::test::samePrefix;
 
 }  // namespace
 

@@ -8,37 +8,27 @@
 #include <filesystem>
 
 #include "io/safetensors.h"
+#include "support/checkpoint_compare.h"
+#include "support/tiny_run.h"
 #include "ywb/error.h"
-#include "ywb/synth.h"
 #include "ywb/trainer.h"
 
 namespace {
 
-std::string makeShapes(const QString& dir, int train, int val, uint64_t seed) {
-  ywb::SynthOptions o;
-  o.out = (dir + "/shapes").toStdString();
-  o.train = train;
-  o.val = val;
-  o.imgsz = 64;
-  o.seed = seed;
-  o.max_objects = 3;
-  return ywb::synthesizeDataset(o).data_yaml;
-}
-
+// A tiny run (tests/support) of YOLO11n at 64 px: batch 8, 2 workers, fp32, CPU, seed 3, no early stop.
 ywb::TrainArgs yolo11Args(const std::string& data, const QString& project, int epochs) {
-  ywb::TrainArgs a;
-  a.data = data;
-  a.project = project.toStdString();
+  ywb::TrainArgs a = ywb::test::tinyRunArgs(data, project.toStdString());
   a.model = "yolo11n.yaml";
   a.imgsz = 64;
-  a.batch = 8;
-  a.workers = 2;
   a.epochs = epochs;
-  a.amp = false;
-  a.device = "cpu";
   a.seed = 3;
   a.patience = 0;
   return a;
+}
+
+// The generated shapes set at 64 px with up to 3 objects per image.
+std::string makeShapes(const QString& dir, int train, int val, uint64_t seed) {
+  return ywb::test::tinyDataset(dir.toStdString(), {train, val, 64, seed, 3});
 }
 
 class Epochs : public ywb::TrainObserver {
@@ -60,18 +50,7 @@ class Epochs : public ywb::TrainObserver {
   int stop_after_;
 };
 
-bool samePrefix(const ywb::SafetensorsFile& a, const ywb::SafetensorsFile& b, const std::string& prefix) {
-  int compared = 0;
-  for (const auto& [name, t] : a.tensors) {
-    if (name.rfind(prefix, 0) != 0) continue;
-    if (!b.contains(name) || !t.equal(b.at(name))) {
-      qWarning("tensor %s differs", name.c_str());
-      return false;
-    }
-    ++compared;
-  }
-  return compared > 0;
-}
+using ywb::test::samePrefix;
 
 }  // namespace
 

@@ -252,8 +252,17 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
   d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
                                               options.augment ? options.hyp : AugmentParams::none());
   if (options.augment && !options.rect && options.recent_partners) {
-    d.recent =
-        std::make_unique<RecentImages>(RecentImages::capacityFor(d.split->images.size(), options.batch));
+    const size_t window = RecentImages::capacityFor(d.split->images.size(), options.batch);
+    d.recent = std::make_unique<RecentImages>(window);
+    if (options.decoded_buffer && !d.source->cached()) {
+      // The partner window plus the samples in flight (prefetched batches and one per worker).
+      const size_t want = window + (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
+      const size_t per_image = size_t(options.imgsz) * size_t(options.imgsz) * 3;
+      const size_t budget = options.decoded_buffer_bytes
+                                ? options.decoded_buffer_bytes
+                                : std::min<size_t>(size_t(1) << 30, availableMemoryBytes() / 4);
+      d.source->enableDecodedBuffer(std::min(want, std::max<size_t>(1, budget / per_image)));
+    }
   }
   if (options.rect) {
     d.rect_order.resize(d.split->images.size());
@@ -358,8 +367,13 @@ void DataLoader::setMultiImageAugment(bool on) {
 }
 
 LoaderStats DataLoader::stats() const {
-  std::lock_guard<std::mutex> lk(impl_->m);
-  return impl_->stats;
+  LoaderStats st;
+  {
+    std::lock_guard<std::mutex> lk(impl_->m);
+    st = impl_->stats;
+  }
+  if (const DecodedBuffer* b = impl_->source->decodedBuffer()) b->stats(&st.buffer_hits, &st.buffer_misses);
+  return st;
 }
 
 std::string DataLoader::cacheNote() const {

@@ -37,8 +37,9 @@ struct LoaderOptions {
   /// Mosaic partners from the recently loaded images (Ultralytics' buffer, data/recent_images.h); false draws
   /// them from the whole split.
   bool recent_partners = true;
-  /// Reuse recently decoded images for Mosaic's partners (data/decoded_buffer.h), bounded by
-  /// `decoded_buffer_bytes` (0 = min(1 GiB, a quarter of the available memory)); same pixels as decoding.
+  /// Reuse decoded images (data/decoded_buffer.h), bounded by `decoded_buffer_bytes` (0 = min(1 GiB, a
+  /// quarter of the available memory)); same pixels as decoding. Training with Mosaic keeps the partner
+  /// window; a plain (validation) loader keeps the whole split when it fits, so later epochs decode nothing.
   bool decoded_buffer = true;
   size_t decoded_buffer_bytes = 0;
 };

@@ -137,6 +137,28 @@ class TestDataLoader : public QObject {
     QCOMPARE(a.stats().buffer_hits + a.stats().buffer_misses, int64_t(0));  // no buffer, no lookups
     QVERIFY(b.stats().buffer_hits > 0);    // partners were served from memory
     QVERIFY(b.stats().buffer_misses > 0);  // and images outside the 6 kept were decoded
+
+    // A plain (validation) loader keeps the whole split when it fits: the second epoch decodes nothing
+    // (40 lookups, all hits), and its batches equal those of a loader without the buffer.
+    ywb::LoaderOptions val_off;
+    val_off.imgsz = 160;
+    val_off.batch = 8;
+    val_off.workers = 2;
+    val_off.augment = false;
+    val_off.rect = true;
+    val_off.shuffle = false;
+    val_off.exact_decode = true;
+    val_off.hyp = ywb::AugmentParams::none();
+    val_off.decoded_buffer = false;
+    ywb::LoaderOptions val_on = val_off;
+    val_on.decoded_buffer = true;
+    ywb::DataLoader c(split, val_off), d(split, val_on);
+    QVERIFY(sameEpoch(runEpoch(c, 0), runEpoch(d, 0)));
+    const ywb::LoaderStats first = d.stats();
+    QCOMPARE(first.buffer_misses, int64_t(40));
+    QVERIFY(sameEpoch(runEpoch(c, 1), runEpoch(d, 1)));
+    QCOMPARE(d.stats().buffer_hits - first.buffer_hits, int64_t(40));
+    QCOMPARE(d.stats().buffer_misses, int64_t(40));
   }
 
   void distributedSamplerSemantics() {

@@ -9,7 +9,7 @@ namespace {
 
 int runBench(const Args& a) {
   std::vector<std::string> known = {"data",   "split", "imgsz",   "batch", "workers",
-                                    "epochs", "cache", "augment", "seed"};
+                                    "epochs", "cache", "augment", "seed",  "buffer"};
   for (const auto& n : AugmentParams::names()) known.push_back(n);
   a.requireKnown(known);
   if (!a.has("data")) return reportError(a, "bench loader: missing data=path/to/data.yaml");
@@ -26,6 +26,7 @@ int runBench(const Args& a) {
   }
   o.cache_ram = cache == "ram" || cache == "true";
   o.augment = a.boolean("augment", true);
+  o.decoded_buffer = a.boolean("buffer", true);
   o.seed = uint64_t(a.integer("seed", 0));
   // The augmentation keys are training arguments: the same ranges and messages as `ywb train`.
   TrainArgs aug;
@@ -39,11 +40,12 @@ int runBench(const Args& a) {
 
 const RegisterVerb reg{
     {"bench loader", "measure data loader throughput (images/s, per-stage times)",
-     "data=data.yaml [imgsz=640] [batch=16] [workers=2] [epochs=2] [cache=false|ram]\n"
+     "data=data.yaml [imgsz=640] [batch=16] [workers=2] [epochs=2] [cache=false|ram] [buffer=true]\n"
      "        [augment=true] [split=train] [seed=0] [mosaic=1 ... any augmentation setting] [--json]\n\n"
      "Runs the training loader over the split: one warm-up epoch, then `epochs` timed epochs.\n"
      "Prints images/s and the CPU time per image spent decoding, augmenting (Mosaic, affine,\n"
-     "HSV, flips) and collating, and how long the consumer waited per batch.",
+     "HSV, flips) and collating, and how long the consumer waited per batch. buffer=false turns off\n"
+     "the decoded-image buffer that serves Mosaic's partners from memory (for comparison).",
      runBench}};
 
 }  // namespace

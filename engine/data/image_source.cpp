@@ -39,8 +39,16 @@ size_t ImageSource::cacheBytes() const {
   return total;
 }
 
+void ImageSource::enableDecodedBuffer(size_t capacity) {
+  buffer_ = std::make_unique<DecodedBuffer>(capacity);
+}
+
 cv::Mat ImageSource::get(size_t index) const {
   if (!cache_.empty()) return cache_[index];
+  if (buffer_) {
+    cv::Mat hit = buffer_->find(index);
+    if (!hit.empty()) return hit;
+  }
   const ImageRecord& r = split_->images.at(index);
   cv::Mat img = loadImage(r.image, imgsz_, fast_decode_);
   // A file replaced since the scan would break the geometry computed from the scanned size.
@@ -50,6 +58,7 @@ cv::Mat ImageSource::get(size_t index) const {
     cv::resize(img, fixed, want, 0, 0, cv::INTER_LINEAR);
     img = fixed;
   }
+  if (buffer_) buffer_->insert(index, img);
   return img;
 }
 

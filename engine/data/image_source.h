@@ -1,4 +1,5 @@
-// Source of resized training images (longest side = imgsz), decoded on demand or from a RAM cache.
+// Source of resized training images (longest side = imgsz), decoded on demand (optionally reusing a bounded
+// buffer of recent decodes) or from a RAM cache.
 // Thread rules: get()/shape() are safe from many threads once construction and enableRamCache() are done;
 // returned images may share memory with the cache and must not be modified.
 #pragma once
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/decoded_buffer.h"
 #include "data/scanned_split.h"
 
 namespace ywb {
@@ -20,6 +22,12 @@ class ImageSource {
   /// Decodes every image once into RAM with `threads` threads when it fits (needed bytes x 1.5 below the
   /// available memory, or below `available_bytes` when non-zero). Returns "" when cached, else why not.
   std::string enableRamCache(int threads, size_t available_bytes = 0);
+
+  /// Keeps up to `capacity` recently decoded images (data/decoded_buffer.h) for get() to reuse; call before
+  /// any get() from worker threads. Ignored when the RAM cache is on.
+  void enableDecodedBuffer(size_t capacity);
+  /// The decoded-image buffer, or null.
+  const DecodedBuffer* decodedBuffer() const { return buffer_.get(); }
 
   /// The image resized to the loader size (BGR). Read-only. Throws ywb::Error when it cannot be decoded.
   cv::Mat get(size_t index) const;
@@ -38,6 +46,7 @@ class ImageSource {
   int imgsz_;
   bool fast_decode_;
   std::vector<cv::Mat> cache_;
+  std::unique_ptr<DecodedBuffer> buffer_;
 };
 
 /// MemAvailable from /proc/meminfo in bytes (0 when unknown).

@@ -251,9 +251,25 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
   }
   d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
                                               options.augment ? options.hyp : AugmentParams::none());
-  if (options.augment && !options.rect && options.recent_partners) {
+  const bool mosaic_window = options.augment && !options.rect && options.recent_partners;
+  if (mosaic_window) {
     d.recent =
         std::make_unique<RecentImages>(RecentImages::capacityFor(d.split->images.size(), options.batch));
+  }
+  if (options.decoded_buffer && !d.source->cached()) {
+    const size_t budget = options.decoded_buffer_bytes
+                              ? options.decoded_buffer_bytes
+                              : std::min<size_t>(size_t(1) << 30, availableMemoryBytes() / 4);
+    const size_t per_image = size_t(options.imgsz) * size_t(options.imgsz) * 3;
+    if (mosaic_window) {
+      // Mosaic's partner window plus the samples in flight (prefetched batches and one per worker).
+      const size_t want = RecentImages::capacityFor(d.split->images.size(), options.batch) +
+                          (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
+      d.source->enableDecodedBuffer(std::min(want, std::max<size_t>(1, budget / per_image)));
+    } else if (!options.augment && d.source->cacheBytes() <= budget) {
+      // Validation: the whole split when it fits, so later epochs decode nothing (same pixels).
+      d.source->enableDecodedBuffer(d.split->images.size());
+    }
   }
   if (options.rect) {
     d.rect_order.resize(d.split->images.size());
@@ -358,8 +374,13 @@ void DataLoader::setMultiImageAugment(bool on) {
 }
 
 LoaderStats DataLoader::stats() const {
-  std::lock_guard<std::mutex> lk(impl_->m);
-  return impl_->stats;
+  LoaderStats st;
+  {
+    std::lock_guard<std::mutex> lk(impl_->m);
+    st = impl_->stats;
+  }
+  if (const DecodedBuffer* b = impl_->source->decodedBuffer()) b->stats(&st.buffer_hits, &st.buffer_misses);
+  return st;
 }
 
 std::string DataLoader::cacheNote() const {

@@ -37,6 +37,11 @@ struct LoaderOptions {
   /// Mosaic partners from the recently loaded images (Ultralytics' buffer, data/recent_images.h); false draws
   /// them from the whole split.
   bool recent_partners = true;
+  /// Reuse decoded images (data/decoded_buffer.h), bounded by `decoded_buffer_bytes` (0 = min(1 GiB, a
+  /// quarter of the available memory)); same pixels as decoding. Training with Mosaic keeps the partner
+  /// window; a plain (validation) loader keeps the whole split when it fits, so later epochs decode nothing.
+  bool decoded_buffer = true;
+  size_t decoded_buffer_bytes = 0;
 };
 
 struct Batch {
@@ -55,6 +60,7 @@ struct Batch {
 struct LoaderStats {
   double decode_s = 0, augment_s = 0, collate_s = 0, wait_s = 0;
   size_t samples = 0, batches = 0, load_errors = 0;
+  int64_t buffer_hits = 0, buffer_misses = 0;  ///< decoded-image buffer lookups (training with Mosaic)
 };
 
 class DataLoader {

@@ -41,6 +41,7 @@ LoaderBenchReport runLoaderBench(const LoaderBenchOptions& o) {
     lo.shuffle = true;
     lo.seed = o.seed;
     lo.cache_ram = o.cache_ram;
+    lo.decoded_buffer = o.decoded_buffer;
     lo.hyp = o.hyp;
     DataLoader loader(split, lo);
     r.cache_fill_s = loader.cacheFillSeconds();
@@ -70,6 +71,9 @@ LoaderBenchReport runLoaderBench(const LoaderBenchOptions& o) {
     r.augment_ms = 1000 * (s1.augment_s - s0.augment_s) / n;
     r.collate_ms = 1000 * (s1.collate_s - s0.collate_s) / n;
     r.wait_ms = 1000 * (s1.wait_s - s0.wait_s) / std::max(1, r.batches);
+    const int64_t hits = s1.buffer_hits - s0.buffer_hits,
+                  lookups = hits + s1.buffer_misses - s0.buffer_misses;
+    if (lookups > 0) r.buffer_hit_rate = double(hits) / double(lookups);
     return r;
   });
 }
@@ -79,7 +83,8 @@ std::string loaderBenchText(const LoaderBenchOptions& o, const LoaderBenchReport
   os << std::fixed << std::setprecision(1);
   os << "Loader " << o.data << " [" << o.split << "] imgsz=" << o.imgsz << " batch=" << o.batch
      << " workers=" << r.workers << " augment=" << (o.augment ? "on" : "off") << " mosaic=" << o.hyp.mosaic
-     << " cache=" << (o.cache_ram && r.cache_note.empty() ? "ram" : "none") << "\n";
+     << " cache=" << (o.cache_ram && r.cache_note.empty() ? "ram" : "none")
+     << " buffer=" << (o.decoded_buffer ? "true" : "false") << "\n";
   if (!r.cache_note.empty()) os << "  note: " << r.cache_note << "\n";
   if (o.cache_ram && r.cache_note.empty()) os << "  RAM cache filled in " << r.cache_fill_s << " s\n";
   os << "  " << r.images << " images in " << r.batches << " batches, " << std::setprecision(2) << r.seconds
@@ -87,6 +92,10 @@ std::string loaderBenchText(const LoaderBenchOptions& o, const LoaderBenchReport
   os << std::setprecision(2) << "  per image (thread CPU time): decode " << r.decode_ms << " ms, augment "
      << r.augment_ms << " ms, collate " << r.collate_ms << " ms\n";
   os << "  consumer wait per batch: " << r.wait_ms << " ms\n";
+  if (r.buffer_hit_rate >= 0) {
+    os << std::setprecision(1) << "  decoded-image buffer: " << 100 * r.buffer_hit_rate
+       << "% of image lookups served from memory\n";
+  }
   os << "  process CPU per image: " << r.cpu_ms << " ms -> " << std::setprecision(1)
      << r.projected_images_per_s << " images/s on " << std::min(std::max(1, o.workers), availableCpus())
      << " idle cores (CPU-bound projection; differs from the measured rate when the cores are shared)\n";
@@ -113,6 +122,7 @@ std::string loaderBenchJson(const LoaderBenchOptions& o, const LoaderBenchReport
   j["collate_ms"] = r.collate_ms;
   j["wait_ms_per_batch"] = r.wait_ms;
   j["cpu_ms"] = r.cpu_ms;
+  j["buffer_hit_rate"] = r.buffer_hit_rate;
   j["projected_images_per_s"] = r.projected_images_per_s;
   j["cache_fill_s"] = r.cache_fill_s;
   j["torch_threads"] = r.torch_threads;

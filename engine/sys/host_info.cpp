@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,6 +58,24 @@ int64_t processPeakRss() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   return int64_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+double processAgeSeconds() {
+  std::ifstream stat("/proc/self/stat"), up("/proc/uptime");
+  std::string line;
+  double uptime = 0;
+  if (!std::getline(stat, line) || !(up >> uptime)) return -1;
+  // Field 2 (the command) is in parentheses and may hold spaces: count fields after the last ')'.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  for (int i = 3; i < 22 && rest >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(rest >> start_ticks)) return -1;
+  const long hz = sysconf(_SC_CLK_TCK);
+  return hz > 0 ? std::max(0.0, uptime - double(start_ticks) / double(hz)) : -1;
 }
 
 int64_t diskFree(const std::string& path) {

@@ -13,6 +13,9 @@ void memoryInfo(int64_t* total, int64_t* available);
 int64_t processRss();
 /// Peak resident set size of this process since it started, in bytes (getrusage's ru_maxrss).
 int64_t processPeakRss();
+/// Seconds since this process started (/proc/self/stat against /proc/uptime; 10 ms resolution), -1 if
+/// unknown.
+double processAgeSeconds();
 /// Free bytes on the filesystem holding `path` (or its nearest existing parent); -1 when unknown.
 int64_t diskFree(const std::string& path);
 /// Cumulative (busy, total) CPU jiffies from /proc/stat.

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -160,6 +161,7 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
   a.exist_ok = true;
   a.resume.clear();
   const auto t0 = std::chrono::steady_clock::now();
+  r.process_start_s = processAgeSeconds();
   PhaseClock clock;
   TrainSummary sum;
   const at::Device dev = pickDevice(a.device);
@@ -169,20 +171,25 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
     trainer.setObserver(&clock);
     try {
       sum = trainer.run();
+      clock.onPhase(TrainPhase::Finished, "");
     } catch (...) {
       std::error_code ec;
       fs::remove_all(tmp, ec);
       throw;
     }
   }
+  const double after_run = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   gpu.finish();
   r.peak_device_mem = gpu.peakMem();
   r.gpu_util = gpu.meanUtil();
-  clock.onPhase(TrainPhase::Finished, "");
   std::error_code ec;
   fs::remove_all(tmp, ec);
   r.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.epochs = sum.epochs_completed;
+  r.time_split = sum.time_split;
+  double run_wall = 0;
+  for (const auto& t : sum.time_split) run_wall += t.seconds;
+  r.teardown_s = std::max(0.0, after_run - run_wall);
   r.setup_s = clock.setup;
   r.train_s = clock.train;
   r.val_s = clock.val;
@@ -193,6 +200,25 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
   r.amp = sum.amp;
   r.threads = configureTorchThreads(a.threads);
   r.device = dev.str();
+}
+
+// The wall time of the process, split: start, the run's own segments, teardown.
+std::string epochSplitText(const TrainBenchResult& r) {
+  std::ostringstream os;
+  char line[256];
+  double total = std::max(0.0, r.process_start_s) + r.teardown_s;
+  for (const auto& t : r.time_split) total += t.seconds;
+  os << "where the wall time went (seconds, share of " << std::fixed << std::setprecision(1) << total
+     << " s):\n";
+  auto row = [&](const std::string& name, double sec) {
+    std::snprintf(line, sizeof(line), "  %-16s %8.2f s %5.1f%%\n", name.c_str(), sec,
+                  100.0 * sec / std::max(1e-9, total));
+    os << line;
+  };
+  if (r.process_start_s >= 0) row("process_start", r.process_start_s);
+  for (const auto& t : r.time_split) row(t.name, t.seconds);
+  row("teardown", r.teardown_s);
+  return os.str();
 }
 
 std::string mib(int64_t bytes) {
@@ -226,7 +252,7 @@ TrainBenchResult benchTrain(const TrainBenchOptions& o) {
 
 std::string trainBenchText(const TrainBenchResult& r) {
   std::ostringstream os;
-  char line[160];
+  char line[256];
   os << "bench " << r.mode << ": device=" << r.device << " threads=" << r.threads << " batch=" << r.batch
      << " imgsz=" << r.imgsz << " workers=" << r.workers << " amp=" << r.amp << "\n";
   if (r.mode == "train") {
@@ -246,7 +272,7 @@ std::string trainBenchText(const TrainBenchResult& r) {
                   "training images/s %.1f; COCO-exact mAP50 %.4f, mAP50-95 %.4f (last epoch)\n",
                   r.epochs, r.total_s, r.setup_s, r.train_s, r.val_s, r.save_s, r.train_images_per_s, r.map50,
                   r.map);
-    os << line;
+    os << line << epochSplitText(r);
   }
   os << "peak RSS " << mib(r.peak_rss);
   if (r.peak_device_mem >= 0) os << ", peak GPU memory " << mib(r.peak_device_mem) << " (NVML, whole device)";
@@ -282,7 +308,12 @@ std::string trainBenchJson(const TrainBenchResult& r) {
               {"total_s", r.total_s},
               {"train_images_per_s", r.train_images_per_s},
               {"mAP50", r.map50},
-              {"mAP50-95", r.map}});
+              {"mAP50-95", r.map},
+              {"process_start_s", r.process_start_s},
+              {"teardown_s", r.teardown_s}});
+    nlohmann::json shares = nlohmann::json::object();
+    for (const auto& t : r.time_split) shares[t.name + "_s"] = t.seconds;
+    j["time_split"] = shares;
   }
   return j.dump();
 }

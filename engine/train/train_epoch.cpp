@@ -28,7 +28,10 @@ void optimizerStep(TrainSession& s) {
   s.optimizer->zero_grad();
   StepProfiler* prof = s.hooks->profiler();
   if (prof) prof->mark(StepSegment::Optimizer);
-  s.ema->update(*s.model);
+  {
+    const RunTiming::Scope timed(&s.timing, RunSegment::Ema);
+    s.ema->update(*s.model);
+  }
   if (prof) prof->mark(StepSegment::Ema);
 }
 
@@ -72,6 +75,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       return false;
     }
     const auto t0 = Clock::now();
+    const double ema_before = s.timing.seconds(RunSegment::Ema);
+    s.timing.add(RunSegment::DataWait, batch.wait_seconds);
     StepProfiler* prof = s.hooks->profiler();
     if (prof) prof->beginStep(batch.wait_seconds);
     const int64_t ni = i + nb * epoch;
@@ -101,7 +106,9 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       s.last_opt_step = ni;
     }
     mean_loss = (mean_loss * double(i) + lr.items.to(s.device)) / double(i + 1);
-    const double step_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const auto t_step = Clock::now();
+    const double step_s = std::chrono::duration<double>(t_step - t0).count();
+    s.timing.add(RunSegment::Step, step_s - (s.timing.seconds(RunSegment::Ema) - ema_before));
     s.train_seconds += step_s + batch.wait_seconds;
     s.images_trained += batch.images.size(0) * s.distWorld();
     if (s.observer && (i % log_every == 0 || i + 1 == nb)) {
@@ -131,6 +138,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       prof->mark(StepSegment::Log);
       prof->endStep(batch.images.size(0));
     }
+    s.timing.add(RunSegment::Logging, std::chrono::duration<double>(Clock::now() - t_step).count());
     if (s.after_step) s.after_step();
     if (!s.dist && s.stop && s.stop->load()) return false;  // distributed: agreed at the next step
     if (s.hooks->afterStep()) break;                        // e.g. a benchmark has run its steps
@@ -144,6 +152,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
 }
 
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {
+  const RunTiming::Scope timed(&s.timing, RunSegment::Checkpoint);
   s.phase(TrainPhase::Saving, "weights/last.safetensors" + std::string(is_best ? " and best" : ""));
   CheckpointParts parts;
   parts.model = s.model.ptr().get();

@@ -17,6 +17,7 @@
 #include "train/grad_scaler.h"
 #include "train/model_ema.h"
 #include "train/optimizer_factory.h"
+#include "train/run_timing.h"
 #include "train/train_hooks.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
@@ -65,6 +66,7 @@ struct TrainSession {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int64_t images_trained = 0;
   double train_seconds = 0;
+  RunTiming timing;  ///< where this session's wall time goes
   // Benchmark and test hooks around the step (train/train_hooks.h); a normal run has the plain ones.
   std::shared_ptr<TrainHooks> hooks = std::make_shared<TrainHooks>();
   // Called on the training thread after every step (Trainer: hands over EMA snapshots); may be empty.

@@ -57,6 +57,7 @@ std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg,
 
 // Compares autocast and fp32 outputs of the model on one validation batch (Ultralytics' check_amp idea).
 void ampCheck(TrainSession& s) {
+  const RunTiming::Scope timed(&s.timing, RunSegment::AmpCheck);
   s.autocast = false;
   s.amp_note = "off (amp=false)";
   if (!s.args.amp) return;
@@ -123,8 +124,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.data.empty()) fail("data= is required (a data.yaml; `ywb dataset synth out=DIR` makes one)");
   const DataConfig cfg = loadDataConfig(a.data);
   s.names = cfg.names;
-  s.train_split = scan(s, cfg, "train");
-  s.val_split = scan(s, cfg, "val");
+  {
+    const RunTiming::Scope timed(&s.timing, RunSegment::Scan);
+    s.train_split = scan(s, cfg, "train");
+    s.val_split = scan(s, cfg, "val");
+  }
+  const auto build_t0 = RunTiming::Clock::now();
   s.nc = a.single_cls ? 1 : int(s.names.size());
   if (a.single_cls) s.names = {"object"};
 
@@ -238,6 +243,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
           std::to_string(s.epochs));
   }
+  s.timing.add(RunSegment::ModelBuild,
+               std::chrono::duration<double>(RunTiming::Clock::now() - build_t0).count());
   ampCheck(s);
   if (s.dist) distAfterSetup(s);
   if (a.sync_bn && !s.dist)

@@ -96,6 +96,12 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.max_det = s.args.max_det;
   const ValidationResult v = runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device,
                                            [&] { return s.stop->load(); });
+  const double per_ms = double(v.images) / 1000.0;
+  s.timing.add(RunSegment::ValData, v.data_wait_s);
+  s.timing.add(RunSegment::ValPreprocess, v.ms_preprocess * per_ms);
+  s.timing.add(RunSegment::ValInference, v.ms_inference * per_ms);
+  s.timing.add(RunSegment::ValNms, v.ms_nms * per_ms);
+  s.timing.add(RunSegment::ValMetrics, v.ms_metrics * per_ms);
   em.validated = true;
   em.val_box = v.box;
   em.val_cls = v.cls;
@@ -307,6 +313,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.best_fitness = s.best_fitness;
     sum.seconds = s.elapsed();
     sum.images_per_s = s.train_seconds > 0 ? double(s.images_trained) / s.train_seconds : 0;
+    sum.time_split = s.timing.split();
     s.phase(sum.stopped ? TrainPhase::Stopped : TrainPhase::Finished, sum.stop_reason);
     if (s.observer) s.observer->onFinished(sum);
     return sum;

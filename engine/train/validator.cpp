@@ -53,9 +53,12 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   double t_pre = 0, t_inf = 0, t_nms = 0, t_met = 0;
   loader.startEpoch(0);
   Batch batch;
-  while (loader.next(batch)) {
-    if (should_stop && should_stop()) break;
+  for (;;) {
     auto t0 = Clock::now();
+    if (!loader.next(batch)) break;
+    res.data_wait_s += since(t0);
+    if (should_stop && should_stop()) break;
+    t0 = Clock::now();
     at::Tensor x = batch.images.to(device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);

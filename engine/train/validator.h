@@ -32,6 +32,7 @@ struct ValidationResult {
   DetectionResults metrics;
   double box = 0, cls = 0, dfl = 0;  ///< mean validation losses per batch (0 without a loss)
   double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
+  double data_wait_s = 0;  ///< total seconds spent waiting for the loader
   int64_t images = 0;
   std::vector<ImageDetections> detections;  ///< when keep_detections
 };

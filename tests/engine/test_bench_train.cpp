@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <map>
 
 #include "support/tiny_run.h"
 #include "ywb/error.h"
@@ -80,6 +81,23 @@ class TestBenchTrain : public QObject {
              qPrintable(QString("phases %1 s of %2 s").arg(parts).arg(r.total_s)));
     QVERIFY(r.train_images_per_s > 0);
     QVERIFY(r.map50 >= 0 && r.map50 <= 1);
+    // The run's own split (engine/train/run_timing.h): 13 named segments plus "between_epochs", none
+    // negative; together they are the run's wall time, which lies inside the bench's total and covers all of
+    // it but the Trainer's construction/destruction and the folder cleanup (same bound as the phases).
+    QCOMPARE(r.time_split.size(), size_t(14));
+    QCOMPARE(QString::fromStdString(r.time_split.back().name), QString("between_epochs"));
+    double split = 0;
+    std::map<std::string, double> by_name;
+    for (const auto& t : r.time_split) {
+      QVERIFY2(t.seconds >= 0, t.name.c_str());
+      split += t.seconds;
+      by_name[t.name] = t.seconds;
+    }
+    QVERIFY2(split <= r.total_s + 1e-3 && split >= 0.8 * r.total_s,
+             qPrintable(QString("split %1 s of %2 s").arg(split).arg(r.total_s)));
+    // Work this run certainly did: steps, validation forward passes, a checkpoint write.
+    QVERIFY(by_name["step"] > 0 && by_name["val_inference"] > 0 && by_name["checkpoint"] > 0);
+    QVERIFY(r.process_start_s >= 0);  // read from /proc
     // The temporary run folder is gone.
     const QString tmp =
         QDir::tempPath() + "/ywb-bench-epoch-" + QString::number(QCoreApplication::applicationPid());

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "data/dataset_scanner.h"
+#include "data/decoded_buffer.h"
 #include "data/image_source.h"
 #include "data/loader.h"
 #include "data/sampler.h"
@@ -101,6 +102,63 @@ class TestDataLoader : public QObject {
       // Centres and sizes are normalised to the batch image.
       QVERIFY(t.narrow(1, 2, 4).min().item<float>() >= 0 && t.narrow(1, 2, 4).max().item<float>() <= 1);
     }
+  }
+
+  void decodedBufferKeepsTheNewestAndCounts() {
+    // Capacity 2: inserting 0, 1, 2 evicts 0 (the oldest); a second insert of 1 changes nothing.
+    ywb::DecodedBuffer buf(2);
+    const cv::Mat a(4, 4, CV_8UC3, cv::Scalar::all(1)), b(4, 4, CV_8UC3, cv::Scalar::all(2)),
+        c(4, 4, CV_8UC3, cv::Scalar::all(3));
+    buf.insert(0, a);
+    buf.insert(1, b);
+    buf.insert(1, c);
+    buf.insert(2, c);
+    QVERIFY(buf.find(0).empty());
+    QCOMPARE(int(buf.find(1).at<cv::Vec3b>(0, 0)[0]), 2);  // the first image stored under 1 stays
+    QCOMPARE(int(buf.find(2).at<cv::Vec3b>(0, 0)[0]), 3);
+    int64_t hits = 0, misses = 0;
+    buf.stats(&hits, &misses);
+    QCOMPARE(hits, int64_t(2));
+    QCOMPARE(misses, int64_t(1));
+  }
+
+  void decodedBufferGivesTheSameBatches() {
+    // Mosaic partners served from the decoded-image buffer must be the pixels a fresh decode gives: three
+    // epochs with the buffer (room for only 6 images, so it also evicts) equal three epochs without it.
+    Synth ds(40, 4);
+    const auto split = ds.split("train");
+    ywb::LoaderOptions off = trainOptions(2), on = trainOptions(2);
+    off.decoded_buffer = false;
+    on.decoded_buffer_bytes = size_t(160) * 160 * 3 * 6;
+    ywb::DataLoader a(split, off), b(split, on);
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      QVERIFY2(sameEpoch(runEpoch(a, epoch), runEpoch(b, epoch)), "the buffer changed a batch");
+    }
+    QCOMPARE(a.stats().buffer_hits + a.stats().buffer_misses, int64_t(0));  // no buffer, no lookups
+    QVERIFY(b.stats().buffer_hits > 0);    // partners were served from memory
+    QVERIFY(b.stats().buffer_misses > 0);  // and images outside the 6 kept were decoded
+
+    // A plain (validation) loader keeps the whole split when it fits: the second epoch decodes nothing
+    // (40 lookups, all hits), and its batches equal those of a loader without the buffer.
+    ywb::LoaderOptions val_off;
+    val_off.imgsz = 160;
+    val_off.batch = 8;
+    val_off.workers = 2;
+    val_off.augment = false;
+    val_off.rect = true;
+    val_off.shuffle = false;
+    val_off.exact_decode = true;
+    val_off.hyp = ywb::AugmentParams::none();
+    val_off.decoded_buffer = false;
+    ywb::LoaderOptions val_on = val_off;
+    val_on.decoded_buffer = true;
+    ywb::DataLoader c(split, val_off), d(split, val_on);
+    QVERIFY(sameEpoch(runEpoch(c, 0), runEpoch(d, 0)));
+    const ywb::LoaderStats first = d.stats();
+    QCOMPARE(first.buffer_misses, int64_t(40));
+    QVERIFY(sameEpoch(runEpoch(c, 1), runEpoch(d, 1)));
+    QCOMPARE(d.stats().buffer_hits - first.buffer_hits, int64_t(40));
+    QCOMPARE(d.stats().buffer_misses, int64_t(40));
   }
 
   void distributedSamplerSemantics() {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ywb/train_events.h"
+
 #include "ywb/train_args.h"
 
 namespace ywb {
@@ -40,8 +42,11 @@ struct TrainBenchResult {
   // bench epoch
   int epochs = 0;
   double setup_s = 0, train_s = 0, val_s = 0, save_s = 0, total_s = 0;
-  double train_images_per_s = 0;  ///< the Trainer's own average
-  double map50 = 0, map = 0;      ///< COCO-exact, last epoch
+  double train_images_per_s = 0;      ///< the Trainer's own average
+  double map50 = 0, map = 0;          ///< COCO-exact, last epoch
+  double process_start_s = -1;        ///< process start (loading, argument parsing) until the run began
+  double teardown_s = 0;              ///< after the run: loader threads joined, memory released
+  std::vector<TimeShare> time_split;  ///< the run's own split (scan, model build, steps, validation, ...)
   // both
   int64_t peak_rss = 0;          ///< bytes, whole process (VmHWM)
   int64_t peak_device_mem = -1;  ///< bytes used on the training GPU (NVML, whole device); -1 on CPU

@@ -70,6 +70,12 @@ struct EpochMetrics {
   std::vector<std::string> failed_images;
 };
 
+/// Wall seconds of one part of a run (see `ywb bench epoch`).
+struct TimeShare {
+  std::string name;
+  double seconds = 0;
+};
+
 struct TrainSummary {
   std::string run_dir;
   std::string last, best;  ///< checkpoint paths
@@ -85,6 +91,7 @@ struct TrainSummary {
   std::string amp;                         ///< "fp16", "bf16" or "off", with the reason when it fell back
   int64_t failed_image_loads = 0;          ///< images that failed to load, summed over the epochs
   std::vector<std::string> failed_images;  ///< the distinct messages (first 100), naming the files
+  std::vector<TimeShare> time_split;       ///< where the wall time went (engine/train/run_timing.h)
 };
 
 /// Receives a run's events. Default implementations ignore them.

@@ -188,6 +188,14 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
   spec.family = familyOf(spec.source.rfind("embedded:", 0) == 0 ? spec.source.substr(9) : spec.name);
   if (spec.family.empty() && root["yaml_file"] && root["yaml_file"].IsScalar())
     spec.family = familyOf(root["yaml_file"].as<std::string>());
+  // Record the file name in the text, as Ultralytics' yaml dict does, so a model rebuilt from yaml() alone (a
+  // checkpoint, a run record) still knows its family and scale.
+  if (!spec.family.empty() && !root["yaml_file"]) {
+    const bool is_file =
+        spec.name.find('\n') == std::string::npos && spec.name.find('{') == std::string::npos;
+    const std::string file = is_file ? stemOf(spec.name) + ".yaml" : spec.family + spec.scale + ".yaml";
+    spec.yaml = "yaml_file: " + file + "\n" + spec.yaml;
+  }
   parseSection(root["backbone"], "backbone", where, &spec.layers);
   parseSection(root["head"], "head", where, &spec.layers);
   return spec;

@@ -256,8 +256,20 @@ class TestModelYolo11 : public QObject {
     DetectionModel m = buildModel(path, 0);
     QCOMPARE(m->scale(), std::string("s"));
     QCOMPARE(countParams(*m), int64_t(9458752));
-    // The stored YAML text (what checkpoints keep) rebuilds the same model.
-    QCOMPARE(countParams(*buildModel(m->yaml(), 0)), int64_t(9458752));
+    // The stored YAML text (what checkpoints keep) rebuilds the same model, and names its file as
+    // Ultralytics' yaml dict does, so the rebuilt model still knows its family and scale.
+    QCOMPARE(m->spec().family, std::string("yolo11"));
+    QVERIFY2(m->yaml().rfind("yaml_file: yolo11s-custom.yaml\n", 0) == 0, m->yaml().c_str());
+    DetectionModel again = buildModel(m->yaml(), 0);
+    QCOMPARE(countParams(*again), int64_t(9458752));
+    QCOMPARE(again->spec().family, std::string("yolo11"));
+    QCOMPARE(again->scale(), std::string("s"));
+    // A built-in model's text names the built-in file; rebuilt, it is the same family (the model info and
+    // the run record read it from there).
+    DetectionModel builtin = buildModel("yolo11n.yaml", 6);
+    QVERIFY(builtin->yaml().rfind("yaml_file: yolo11n.yaml\n", 0) == 0);
+    QCOMPARE(buildModel(builtin->yaml(), 6)->spec().family, std::string("yolo11"));
+    QCOMPARE(buildModel(buildModel("yolov8s.yaml", 6)->yaml(), 6)->spec().family, std::string("yolov8"));
   }
 
   void fusedEqualsUnfusedAndTapsReachAttention() {

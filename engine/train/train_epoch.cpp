@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "cuda/cuda_runtime.h"
 #include "dist/dist_training.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_state.h"
@@ -128,6 +129,11 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.data_wait_s = batch.wait_seconds;
       m.compute_s = step_s;
       m.instances = int(batch.targets.size(0));
+      // What the tensor allocator holds (the GUI's Memory chart); nothing to read on a CPU.
+      if (s.device.is_cuda()) {
+        if (const auto a = cuda::allocatorStats(std::max<int>(0, s.device.index())))
+          m.device_mem = a->allocated;
+      }
       m.imgsz = s.args.imgsz;
       m.elapsed_s = s.elapsed();
       const double per_batch = s.train_seconds / double(std::max<int64_t>(1, ni + 1 - nb * s.start_epoch));

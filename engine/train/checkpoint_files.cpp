@@ -71,6 +71,8 @@ void linkAtomic(const std::string& from, const std::string& to) {
     ::unlink(tmp.c_str());
     throw FileWriteError("cannot move '" + tmp + "' over '" + to + "': " + std::strerror(code), to, code);
   }
+  // rename() of two links to one file succeeds doing nothing (POSIX): `to` was that file already.
+  ::unlink(tmp.c_str());
 }
 
 // What the user still has after a failed save: the last checkpoint, checked.

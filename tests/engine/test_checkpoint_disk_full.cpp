@@ -37,6 +37,9 @@ std::vector<std::string> filesIn(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names) list += " " + n;
+  qInfo("%s:%s", dir.c_str(), list.c_str());
   return names;
 }
 
@@ -146,6 +149,7 @@ class TestCheckpointDiskFull : public QObject {
     } catch (const ywb::Error& e) {
       err = e.what();
     }
+    qInfo("the error:\n%s", err.c_str());
     QVERIFY(fill.filled);
     checkpoint_bytes_ = fill.checkpoint_bytes;
     QVERIFY(checkpoint_bytes_ > 1'000'000);

@@ -16,8 +16,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kAdvice =
-    " The file is damaged or is not a safetensors file: export or download it again.";
+constexpr const char* kAdvice = kSafetensorsDamageAdvice;
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
   fail("safetensors file '", source, "': ", what, ".", kAdvice);

@@ -52,6 +52,10 @@ uint32_t safetensorsHeaderChecksum(const std::map<std::string, std::string>& met
 /// The 8 lower-case hex digits of a CRC-32, as stored in the metadata.
 std::string crc32Text(uint32_t crc);
 
+/// The advice closing every parse error of this file (readers of checkpoints give their own instead).
+inline constexpr const char* kSafetensorsDamageAdvice =
+    " The file is damaged or is not a safetensors file: export or download it again.";
+
 /// Largest header accepted (the reference implementation's limit): larger is treated as corrupt.
 constexpr uint64_t kSafetensorsMaxHeader = 100ull * 1000 * 1000;
 

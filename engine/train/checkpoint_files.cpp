@@ -114,7 +114,10 @@ CheckpointState CheckpointFiles::verify(const std::string& path) {
 
 std::string CheckpointFiles::damagedMessage(const std::string& damaged, const std::string& what) {
   std::ostringstream os;
-  os << damaged << " is damaged: " << what;
+  std::string why = what;  // without the parser's advice to export or download the file again
+  if (const size_t at = why.find(kSafetensorsDamageAdvice); at != std::string::npos)
+    why.erase(at, std::strlen(kSafetensorsDamageAdvice));
+  os << damaged << " is damaged: " << why;
   const fs::path dir = fs::path(damaged).parent_path();
   std::error_code ec;
   for (const char* name : {"previous.safetensors", "best.safetensors", "last.safetensors"}) {

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "io/mapped_file.h"
+#include "io/safetensors_view.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
 #include "ywb/trainer.h"
@@ -20,10 +22,15 @@ TrainArgs runArgs(const CheckpointState& st, const std::string& ckpt) {
   return from;
 }
 
-// The checkpoint's state, read and verified; damage is reported with the intact file beside it.
+// The checkpoint's state from its header, checked (header checksum, format); damage is reported with the
+// intact file beside it. Header only: the GUI calls this on its thread, and the trainer reads and checks the
+// whole file before training anyway.
 CheckpointState verifiedState(const std::string& resume, const std::string& ckpt) {
   try {
-    return CheckpointFiles::verify(ckpt);
+    const MappedFile map(ckpt);
+    const SafetensorsView view = safetensors::parse(map.data(), map.size(), ckpt);
+    requireCheckpointFormat(view.metadata, ckpt);
+    return CheckpointState::fromMetadata(view.metadata, ckpt);
   } catch (const NotACheckpointError&) {
     throw;
   } catch (const Error& e) {

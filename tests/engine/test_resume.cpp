@@ -218,7 +218,8 @@ class TestResume : public QObject {
     };
     auto offersPrevious = [&](const std::string& err) {
       return has(err, last + " is damaged") && has(err, previous + " (saved after epoch 2 of 3) is intact") &&
-             has(err, "ywb train resume=" + previous);
+             has(err, "ywb train resume=" + previous) &&
+             err.find("export or download it again") == std::string::npos;  // advice for weights, not here
     };
     // A flipped byte in the header: the '3' of "epoch":"3" becomes '7' (still valid JSON, a wrong state).
     {
@@ -231,19 +232,18 @@ class TestResume : public QObject {
       QVERIFY(has(err, "header's checksum does not match"));
       QVERIFY(offersPrevious(err));
     }
-    // A flipped bit in the middle of the tensor data: only the checksum can tell.
+    // A flipped bit in the middle of the tensor data: only the checksum can tell. resolveTrainArgs reads the
+    // header alone (the GUI calls it on its thread); the trainer reads and checks everything before training.
     {
       std::string bytes = good;
       const size_t at = 8 + header_len + (bytes.size() - 8 - header_len) / 2;
       bytes[at] = char(bytes[at] ^ 0x01);
       damage(bytes);
-      const std::string err = resumeError();
-      QVERIFY(has(err, "tensor data's checksum does not match"));
-      QVERIFY(offersPrevious(err));
-      // The trainer's own read says the same.
       ywb::TrainArgs r;
       r.resume = done.run_dir;
-      QVERIFY(offersPrevious(errorOf([&] { ywb::Trainer(r).run(); })));
+      const std::string err = errorOf([&] { ywb::Trainer(r).run(); });
+      QVERIFY(has(err, "tensor data's checksum does not match"));
+      QVERIFY(offersPrevious(err));
     }
     // Truncated (a copy that stopped half way).
     {

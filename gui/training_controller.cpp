@@ -80,6 +80,7 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   try {
     // The run's own arguments decide the process layout: a resumed multi-rank run relaunches its ranks.
     const ywb::TrainArgs resolved = ywb::resolveTrainArgs(args);
+    args_ = resolved;  // what the run uses (a resumed run's own device and ranks)
     if (const int ranks = ywb::localRanksRequested(resolved.device, resolved.world); ranks > 1) {
       trainer_.reset();  // the previous run's thread has been reaped above
       observer_.reset();

@@ -201,7 +201,8 @@ void TrainingTab::startTraining() {
 }
 
 void TrainingTab::resumeRun(const QString& run_dir) {
-  ywb::TrainArgs args = provider_ ? provider_() : ywb::TrainArgs{};
+  // The run's own arguments (resolveTrainArgs): the editor's values are not changes asked for.
+  ywb::TrainArgs args;
   args.resume = run_dir.toStdString();
   begin(args);
 }

@@ -79,7 +79,8 @@ std::string trainHelp() {
       "Trains a detector and writes runs/detect/<name>/ (args.yaml, results.csv, weights/last and best\n"
       ".safetensors). Metrics are COCO-exact (pycocotools numbers; they read lower than Ultralytics'\n"
       "in-training mAP). Ctrl-C stops after the current step and saves weights/last.safetensors;\n"
-      "`ywb train resume=runs/detect/NAME` continues. `kill -USR1 PID` pauses before the next step and\n"
+      "`ywb train resume=runs/detect/NAME` continues (with epochs=N it trains a run longer; patience, time,\n"
+      "workers, device and on_save_error may change too). `kill -USR1 PID` pauses before the next step and\n"
       "continues on the next SIGUSR1 (all ranks of a distributed run). --json prints one JSON event per\n"
       "line.\n\narguments:\n";
   std::string group;

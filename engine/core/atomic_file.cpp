@@ -9,6 +9,8 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <streambuf>
+#include <vector>
 
 #include "core/error.h"
 
@@ -22,6 +24,49 @@ std::string tempNameFor(const fs::path& target) {
   std::ostringstream os;
   os << target.filename().string() << ".tmp-" << ::getpid() << "-" << std::hex << rd();
   return (target.parent_path() / os.str()).string();
+}
+
+// An output buffer over a file descriptor that keeps the errno of the first failed write (std::ofstream
+// forgets it, and a full disk must be told from other failures).
+class FdOutBuf : public std::streambuf {
+ public:
+  explicit FdOutBuf(int fd) : fd_(fd), buf_(size_t(1) << 20) { setp(buf_.data(), buf_.data() + buf_.size()); }
+  int error() const { return err_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override {
+    if (err_ != 0) return -1;
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, size_t(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err_ = n < 0 ? errno : EIO;
+        return -1;
+      }
+      p += n;
+    }
+    setp(buf_.data(), buf_.data() + buf_.size());
+    return 0;
+  }
+
+ private:
+  int fd_;
+  int err_ = 0;
+  std::vector<char> buf_;
+};
+
+[[noreturn]] void writeFailed(const std::string& path, const std::string& tmp, const char* what, int code) {
+  ::unlink(tmp.c_str());
+  throw FileWriteError("cannot " + std::string(what) + " '" + path + "': " + std::strerror(code), path, code);
 }
 
 void fsyncPath(const std::string& path, bool directory) {
@@ -41,28 +86,41 @@ void writeFileAtomic(const std::string& path, const std::function<void(std::ostr
     if (ec) fail("cannot create folder '", target.parent_path().string(), "': ", ec.message());
   }
   const std::string tmp = tempNameFor(target);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int code = errno;
+    throw FileWriteError("cannot create '" + tmp + "': " + std::strerror(code), path, code);
+  }
+  int code = 0;
+  const char* what = "write";
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("cannot write '", tmp, "': ", std::strerror(errno));
+    FdOutBuf buf(fd);
+    std::ostream out(&buf);
     try {
       writer(out);
     } catch (...) {
-      out.close();
-      fs::remove(tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
       throw;
     }
     out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp);
-      fail("writing '", path, "' failed (disk full?)");
-    }
+    code = buf.error();
+    if (code == 0 && !out) code = EIO;  // the writer put the stream in a failed state without an OS error
   }
-  fsyncPath(tmp, false);
+  // A full disk may only show when the data reaches it (delayed allocation, network filesystems).
+  if (code == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+    code = errno;
+    what = "flush to disk";
+  }
+  if (::close(fd) != 0 && code == 0 && errno != EINTR) {
+    code = errno;
+    what = "close";
+  }
+  if (code != 0) writeFailed(path, tmp, what, code);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    fs::remove(tmp);
-    fail("cannot move '", tmp, "' over '", path, "': ", why);
+    code = errno;
+    ::unlink(tmp.c_str());
+    throw FileWriteError("cannot move '" + tmp + "' over '" + path + "': " + std::strerror(code), path, code);
   }
   fsyncPath(target.has_parent_path() ? target.parent_path().string() : ".", true);
 }

@@ -4,10 +4,29 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
+
+#include "ywb/error.h"
 
 namespace ywb {
 
-/// Writes `bytes` to `path` atomically. Creates missing parent folders. Throws ywb::Error.
+/// What the writers below throw when the operating system refuses a write, a flush or the rename: `code` is
+/// the errno (ENOSPC for a full disk, EDQUOT for a full quota, EIO...), `path` the file being written. The
+/// temporary file is already removed when it is thrown.
+class FileWriteError : public Error {
+ public:
+  FileWriteError(const std::string& message, std::string path, int code)
+      : Error(message), path_(std::move(path)), code_(code) {}
+  const std::string& path() const { return path_; }
+  int code() const { return code_; }
+
+ private:
+  std::string path_;
+  int code_;
+};
+
+/// Writes `bytes` to `path` atomically. Creates missing parent folders. Throws ywb::Error (FileWriteError
+/// when a write, the flush to disk or the rename fails).
 void writeFileAtomic(const std::string& path, const std::string& bytes);
 
 /// Streams into a temporary file through `writer`, then renames it over `path` atomically.

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "io/crc32.h"
 #include "io/mapped_file.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -25,15 +27,19 @@ struct Plan {
   std::vector<uint64_t> bytes;
 };
 
-Plan planFile(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
-  Json header = Json::object();
-  if (!metadata.empty()) {
-    Json meta = Json::object();
-    for (const auto& [k, v] : metadata) meta[k] = v;
-    header["__metadata__"] = std::move(meta);
-  }
+// The tensor as the file stores it: contiguous, on the CPU.
+at::Tensor storedForm(const at::Tensor& t) {
+  return t.to(c10::kCPU).contiguous();
+}
+
+// `checksums`: add the header and data CRC-32s (safetensors_view.h). The data checksum needs a pass over the
+// tensors before the header is written (one tensor at a time on the CPU, like the write itself); `data_crc`
+// given skips that pass (sizes only).
+Plan planFile(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata, bool checksums,
+              std::optional<uint32_t> data_crc = std::nullopt) {
   Plan plan;
   std::set<std::string> names;
+  std::vector<SafetensorsEntry> entries;
   uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name.empty()) fail("cannot write safetensors: a tensor has an empty name");
@@ -44,13 +50,45 @@ Plan planFile(const NamedTensors& tensors, const std::map<std::string, std::stri
     if (t.layout() != c10::kStrided)
       fail("cannot write safetensors: tensor '", name, "' is not a dense tensor");
     const uint64_t bytes = uint64_t(t.numel()) * uint64_t(t.element_size());
-    Json entry = Json::object();
-    entry["dtype"] = safetensorsDtypeOf(t.scalar_type());
-    entry["shape"] = t.sizes().vec();
-    entry["data_offsets"] = {offset, offset + bytes};
-    header[name] = std::move(entry);
+    SafetensorsEntry e;
+    e.name = name;
+    e.dtype = safetensorsDtypeOf(t.scalar_type());
+    e.shape = t.sizes().vec();
+    e.begin = offset;
+    e.end = offset + bytes;
+    entries.push_back(std::move(e));
     offset += bytes;
     plan.bytes.push_back(bytes);
+  }
+  // Checksums of an earlier file (metadata copied from one) never pass through: they would not match.
+  std::map<std::string, std::string> meta = metadata;
+  meta.erase(kHeaderCrcKey);
+  meta.erase(kDataCrcKey);
+  if (checksums) {
+    if (!data_crc) {
+      uint32_t crc = 0;
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        if (plan.bytes[i] == 0) continue;
+        const at::Tensor cpu = storedForm(tensors[i].second);
+        crc = crc32Update(crc, static_cast<const uint8_t*>(cpu.data_ptr()), size_t(plan.bytes[i]));
+      }
+      data_crc = crc;
+    }
+    meta[kHeaderCrcKey] = crc32Text(safetensorsHeaderChecksum(meta, entries));
+    meta[kDataCrcKey] = crc32Text(*data_crc);
+  }
+  Json header = Json::object();
+  if (!meta.empty()) {
+    Json jm = Json::object();
+    for (const auto& [k, v] : meta) jm[k] = v;
+    header["__metadata__"] = std::move(jm);
+  }
+  for (const SafetensorsEntry& e : entries) {
+    Json entry = Json::object();
+    entry["dtype"] = e.dtype;
+    entry["shape"] = e.shape;
+    entry["data_offsets"] = {e.begin, e.end};
+    header[e.name] = std::move(entry);
   }
   try {
     plan.header = header.dump();
@@ -71,7 +109,7 @@ void writeAll(std::ostream& out, const NamedTensors& tensors, const Plan& plan) 
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (plan.bytes[i] == 0) continue;
     // One tensor at a time on the CPU keeps the peak memory at one tensor for GPU models.
-    const at::Tensor cpu = tensors[i].second.to(c10::kCPU).contiguous();
+    const at::Tensor cpu = storedForm(tensors[i].second);
     out.write(static_cast<const char*>(cpu.data_ptr()), std::streamsize(plan.bytes[i]));
   }
 }
@@ -143,23 +181,32 @@ c10::ScalarType torchDtypeOf(const std::string& dtype, const std::string& tensor
   return it->second;
 }
 
-std::string encodeSafetensors(const NamedTensors& tensors,
-                              const std::map<std::string, std::string>& metadata) {
-  const Plan plan = planFile(tensors, metadata);
+std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata,
+                              bool checksums) {
+  const Plan plan = planFile(tensors, metadata, checksums);
   std::ostringstream out;
   writeAll(out, tensors, plan);
   return out.str();
 }
 
+uint64_t safetensorsFileSize(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata,
+                             bool checksums) {
+  const Plan plan = planFile(tensors, metadata, checksums, /*data_crc=*/0u);  // fixed-width: any value sizes
+  uint64_t n = 8 + plan.header.size();
+  for (uint64_t b : plan.bytes) n += b;
+  return n;
+}
+
 void writeSafetensors(const std::string& path, const NamedTensors& tensors,
-                      const std::map<std::string, std::string>& metadata) {
-  const Plan plan = planFile(tensors, metadata);  // validate before a file is created
+                      const std::map<std::string, std::string>& metadata, bool checksums) {
+  const Plan plan = planFile(tensors, metadata, checksums);  // validate before a file is created
   writeFileAtomic(path, [&](std::ostream& out) { writeAll(out, tensors, plan); });
 }
 
 SafetensorsFile decodeSafetensors(const uint8_t* data, size_t size, const std::string& source) {
-  const SafetensorsView view = safetensors::parse(data, size, source);
+  const SafetensorsView view = safetensors::parse(data, size, source);  // checks the header checksum
   SafetensorsFile file;
+  file.checksummed = safetensors::verifyDataChecksum(view, data, source);
   file.source = source;
   file.metadata = view.metadata;
   file.tensors.reserve(view.tensors.size());

@@ -23,7 +23,8 @@ struct SafetensorsFile {
   const at::Tensor& at(const std::string& name) const;
   /// Whether a tensor called `name` exists.
   bool contains(const std::string& name) const;
-  std::string source;  ///< the path read (for messages)
+  std::string source;        ///< the path read (for messages)
+  bool checksummed = false;  ///< the file carried checksums and they matched (false: it had none)
 };
 
 /// safetensors dtype name of a torch dtype (F32, F16, BF16, F64, I64, I32, I16, I8, U8, BOOL);
@@ -35,15 +36,22 @@ c10::ScalarType torchDtypeOf(const std::string& dtype, const std::string& tensor
 
 /// Writes the tensors (any device, any layout: copied to contiguous CPU) in the given order with the
 /// metadata, atomically. The header is padded with spaces so the data section starts 8-byte aligned.
-/// Throws ywb::Error on repeated/empty names, unsupported dtypes or I/O failure.
+/// `checksums` adds the header and data CRC-32s (kHeaderCrcKey, kDataCrcKey) that readers verify; checksum
+/// keys in `metadata` are dropped either way. Throws ywb::Error on repeated/empty names, unsupported dtypes,
+/// or FileWriteError (core/atomic_file.h) when the file cannot be written.
 void writeSafetensors(const std::string& path, const NamedTensors& tensors,
-                      const std::map<std::string, std::string>& metadata);
+                      const std::map<std::string, std::string>& metadata, bool checksums = false);
 
 /// The bytes writeSafetensors would write (for tests and in-memory use).
-std::string encodeSafetensors(const NamedTensors& tensors,
-                              const std::map<std::string, std::string>& metadata);
+std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata,
+                              bool checksums = false);
 
-/// Reads and validates a safetensors file (memory-mapped); every tensor is copied into its own CPU tensor.
+/// The size in bytes of the file writeSafetensors would write (reads no tensor data).
+uint64_t safetensorsFileSize(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata,
+                             bool checksums = false);
+
+/// Reads and validates a safetensors file (memory-mapped), verifying its checksums when it has them; every
+/// tensor is copied into its own CPU tensor.
 SafetensorsFile readSafetensors(const std::string& path);
 
 /// Decodes a safetensors file held in memory; `source` names it in error messages.

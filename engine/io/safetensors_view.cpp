@@ -1,20 +1,22 @@
 #include "io/safetensors_view.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "io/crc32.h"
 
 namespace ywb {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kAdvice =
-    " The file is damaged or is not a safetensors file: export or download it again.";
+constexpr const char* kAdvice = kSafetensorsDamageAdvice;
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
   fail("safetensors file '", source, "': ", what, ".", kAdvice);
@@ -144,6 +146,21 @@ void parseMetadata(const std::string& source, const Json& meta, SafetensorsView&
   }
 }
 
+// The stored checksum `key` as a number; a value that is not 8 hex digits is damage too.
+uint32_t storedCrc(const std::string& source, const std::map<std::string, std::string>& meta,
+                   const char* key) {
+  const std::string& v = meta.at(key);
+  char* end = nullptr;
+  const unsigned long crc = v.size() == 8 ? std::strtoul(v.c_str(), &end, 16) : 0;
+  if (v.size() != 8 || end != v.c_str() + 8)
+    bad(source, std::string("the metadata '") + key + "' = '" + v + "' is not a CRC-32 (8 hex digits)");
+  return uint32_t(crc);
+}
+
+void addText(uint32_t& crc, const std::string& s) {
+  crc = crc32Update(crc, reinterpret_cast<const uint8_t*>(s.data()), s.size() + 1);  // with its NUL
+}
+
 // Offsets must tile the data section exactly: sorted by begin, each tensor starts where the last ended.
 void checkLayout(const std::string& source, SafetensorsView& view) {
   std::stable_sort(view.tensors.begin(), view.tensors.end(),
@@ -182,6 +199,34 @@ void checkLayout(const std::string& source, SafetensorsView& view) {
 }
 
 }  // namespace
+
+uint32_t safetensorsHeaderChecksum(const std::map<std::string, std::string>& metadata,
+                                   const std::vector<SafetensorsEntry>& tensors) {
+  // Canonical encoding: "meta" NUL, then key NUL value NUL per entry (sorted), then "tensors" NUL and per
+  // tensor name NUL dtype NUL shape NUL begin NUL end NUL (decimal numbers).
+  uint32_t crc = 0;
+  addText(crc, "meta");
+  for (const auto& [k, v] : metadata) {
+    if (k == kHeaderCrcKey || k == kDataCrcKey) continue;
+    addText(crc, k);
+    addText(crc, v);
+  }
+  addText(crc, "tensors");
+  for (const SafetensorsEntry& e : tensors) {
+    addText(crc, e.name);
+    addText(crc, e.dtype);
+    addText(crc, shapeText(e.shape));
+    addText(crc, std::to_string(e.begin));
+    addText(crc, std::to_string(e.end));
+  }
+  return crc;
+}
+
+std::string crc32Text(uint32_t crc) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", unsigned(crc));
+  return buf;
+}
 
 uint64_t SafetensorsEntry::numel() const {
   uint64_t n = 1;
@@ -245,7 +290,33 @@ SafetensorsView parse(const uint8_t* data, size_t size, const std::string& sourc
     }
   }
   checkLayout(source, view);
+  if (view.metadata.count(kHeaderCrcKey)) {
+    const uint32_t stored = storedCrc(source, view.metadata, kHeaderCrcKey);
+    const uint32_t actual = safetensorsHeaderChecksum(view.metadata, view.tensors);
+    if (stored != actual) {
+      bad(source,
+          "the header's checksum does not match its content (stored " + crc32Text(stored) + ", computed " +
+              crc32Text(actual) +
+              "): bytes of the header (tensor names, shapes or metadata) changed after it was written");
+    }
+  }
   return view;
+}
+
+bool verifyDataChecksum(const SafetensorsView& view, const uint8_t* data, const std::string& source) {
+  if (!view.metadata.count(kDataCrcKey)) return false;
+  const uint32_t stored = storedCrc(source, view.metadata, kDataCrcKey);
+  const uint32_t actual = crc32Update(0, data + view.data_offset, size_t(view.data_size));
+  if (stored != actual) {
+    std::ostringstream os;
+    os << "the tensor data's checksum does not match (stored " << crc32Text(stored) << ", computed "
+       << crc32Text(actual) << " over " << view.data_size
+       << " bytes): bytes of the tensor data changed after the file was written (a flipped bit, a bad disk "
+          "or "
+          "an incomplete copy)";
+    bad(source, os.str());
+  }
+  return true;
 }
 
 }  // namespace safetensors

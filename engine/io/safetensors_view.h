@@ -38,6 +38,24 @@ struct SafetensorsView {
 /// Size in bytes of one element of a safetensors dtype, or 0 when the name is not a known dtype.
 size_t safetensorsDtypeSize(const std::string& dtype);
 
+/// Metadata keys of the checksums this engine writes when asked (writeSafetensors with checksums): CRC-32s as
+/// 8 lower-case hex digits, of the header's content (every metadata entry but these two, and each tensor's
+/// name, dtype, shape and offsets, in a canonical encoding that does not depend on the JSON's formatting) and
+/// of the data section's bytes. Files without them (other writers, older versions) load unchecked.
+inline constexpr const char* kHeaderCrcKey = "ywb_header_crc32";
+inline constexpr const char* kDataCrcKey = "ywb_data_crc32";
+
+/// The header checksum of `metadata` (the two checksum keys ignored) and `tensors` (in data order).
+uint32_t safetensorsHeaderChecksum(const std::map<std::string, std::string>& metadata,
+                                   const std::vector<SafetensorsEntry>& tensors);
+
+/// The 8 lower-case hex digits of a CRC-32, as stored in the metadata.
+std::string crc32Text(uint32_t crc);
+
+/// The advice closing every parse error of this file (readers of checkpoints give their own instead).
+inline constexpr const char* kSafetensorsDamageAdvice =
+    " The file is damaged or is not a safetensors file: export or download it again.";
+
 /// Largest header accepted (the reference implementation's limit): larger is treated as corrupt.
 constexpr uint64_t kSafetensorsMaxHeader = 100ull * 1000 * 1000;
 
@@ -46,8 +64,13 @@ namespace safetensors {
 /// Parses and validates a complete safetensors file of `size` bytes at `data`. Checks: header length
 /// within the file, UTF-8 JSON object, metadata strings, every entry's dtype, shape and offsets
 /// (in range, no overlap, no gap, covering the data section exactly, byte length = numel x dtype size),
-/// unique names. Throws ywb::Error naming `source`, the tensor and the problem. Reads only [data, data+size).
+/// unique names, and the header checksum when the file has one. Throws ywb::Error naming `source`, the tensor
+/// and the problem. Reads only [data, data+size).
 SafetensorsView parse(const uint8_t* data, size_t size, const std::string& source = "buffer");
+
+/// Checks the data section of a parsed file (`data` = the whole file) against its data checksum: true when it
+/// matches, false when the file has none; throws ywb::Error naming `source` when it does not match.
+bool verifyDataChecksum(const SafetensorsView& view, const uint8_t* data, const std::string& source);
 
 }  // namespace safetensors
 }  // namespace ywb

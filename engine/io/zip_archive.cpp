@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "io/crc32.h"
 
 namespace ywb {
 namespace {
@@ -27,23 +28,10 @@ bool inside(uint64_t offset, uint64_t len, size_t size) {
   return offset <= size && len <= size - offset;
 }
 
-std::array<uint32_t, 256> makeCrcTable() {
-  std::array<uint32_t, 256> t{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
-
 }  // namespace
 
 uint32_t crc32Of(const uint8_t* data, size_t size) {
-  static const std::array<uint32_t, 256> table = makeCrcTable();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < size; ++i) c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return crc32Update(0, data, size);
 }
 
 bool looksLikeZip(const uint8_t* data, size_t size) {

@@ -73,9 +73,8 @@ void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer&
   }
 }
 
-}  // namespace
-
-void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
+// The tensors and metadata a checkpoint of `parts` holds, in file order.
+std::pair<NamedTensors, std::map<std::string, std::string>> checkpointContent(const CheckpointParts& parts) {
   NamedTensors tensors;
   if (parts.model) addPrefixed(tensors, "model.", *parts.model);
   if (parts.ema) addPrefixed(tensors, "ema.", *parts.ema);
@@ -87,16 +86,33 @@ void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
   }
   auto meta = parts.metadata;
   meta[kCheckpointFormatKey] = kCheckpointFormat;
-  writeSafetensors(path, tensors, meta);
+  return {std::move(tensors), std::move(meta)};
+}
+
+}  // namespace
+
+void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
+  const auto [tensors, meta] = checkpointContent(parts);
+  writeSafetensors(path, tensors, meta, /*checksums=*/true);
+}
+
+uint64_t checkpointFileSize(const CheckpointParts& parts) {
+  const auto [tensors, meta] = checkpointContent(parts);
+  return safetensorsFileSize(tensors, meta, /*checksums=*/true);
+}
+
+void requireCheckpointFormat(const std::map<std::string, std::string>& metadata, const std::string& path) {
+  auto it = metadata.find(kCheckpointFormatKey);
+  if (it == metadata.end() || it->second != kCheckpointFormat) {
+    throw NotACheckpointError(
+        path + ": not a YOLO Workbench training checkpoint (no '" + kCheckpointFormat +
+        "' marker); exported weights cannot be resumed, use pretrained= to start from them");
+  }
 }
 
 SafetensorsFile readCheckpoint(const std::string& path) {
   SafetensorsFile f = readSafetensors(path);
-  auto it = f.metadata.find(kCheckpointFormatKey);
-  if (it == f.metadata.end() || it->second != kCheckpointFormat) {
-    fail(path, ": not a YOLO Workbench training checkpoint (no '", kCheckpointFormat,
-         "' marker); exported weights cannot be resumed, use pretrained= to start from them");
-  }
+  requireCheckpointFormat(f.metadata, path);
   return f;
 }
 

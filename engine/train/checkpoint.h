@@ -10,12 +10,19 @@
 #include <string>
 
 #include "io/safetensors.h"
+#include "ywb/error.h"
 
 namespace ywb {
 
 /// Metadata key of the checkpoint format marker and its value.
 inline constexpr const char* kCheckpointFormatKey = "format";
 inline constexpr const char* kCheckpointFormat = "ywb-checkpoint/1";
+
+/// The file is readable but not a training checkpoint (no format marker): e.g. exported weights.
+class NotACheckpointError : public Error {
+ public:
+  using Error::Error;
+};
 
 struct CheckpointParts {
   torch::nn::Module* model = nullptr;            ///< training weights ("model.*")
@@ -25,11 +32,19 @@ struct CheckpointParts {
   std::map<std::string, std::string> metadata;
 };
 
-/// Writes the checkpoint to `path` atomically.
+/// Writes the checkpoint to `path` atomically, with the safetensors checksums (header and tensor data) that
+/// readers verify. Throws FileWriteError (core/atomic_file.h) when it cannot be written.
 void saveCheckpoint(const std::string& path, const CheckpointParts& parts);
 
-/// Reads a checkpoint (validating the format marker); throws ywb::Error naming the file otherwise.
+/// The size in bytes of the file saveCheckpoint(parts) writes.
+uint64_t checkpointFileSize(const CheckpointParts& parts);
+
+/// Reads a checkpoint (validating the format marker, and the checksums when it has them); throws ywb::Error
+/// naming the file otherwise.
 SafetensorsFile readCheckpoint(const std::string& path);
+
+/// Throws NotACheckpointError naming `path` unless `metadata` carries the checkpoint format marker.
+void requireCheckpointFormat(const std::map<std::string, std::string>& metadata, const std::string& path);
 
 /// Restores what `parts` points at from `file` (strictly: every tensor must match by name and shape).
 void restoreCheckpoint(const SafetensorsFile& file, const CheckpointParts& parts);

@@ -32,6 +32,10 @@ void eachField(State& c, Visit&& visit) {
   visit("metrics", c.metrics, false);
   visit("amp", c.amp, false);
   visit("version", c.version, false);
+  visit("optimizer", c.optimizer, false);
+  visit("optimizer_lr", c.optimizer_lr, false);
+  visit("optimizer_momentum", c.optimizer_momentum, false);
+  visit("optimizer_auto", c.optimizer_auto, false);
 }
 
 std::string text(const std::string& v) {

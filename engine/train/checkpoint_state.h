@@ -33,6 +33,12 @@ struct CheckpointState {
   std::string metrics = "{}";  ///< JSON of the epoch's validation metrics
   std::string amp;
   std::string version;
+  // The optimizer the run's first session chose (kept on resume: `auto` depends on the epoch count, which a
+  // resume may change). Empty in checkpoints of older versions.
+  std::string optimizer;
+  double optimizer_lr = 0;
+  double optimizer_momentum = 0;
+  int optimizer_auto = 0;
 
   /// The metadata entries (numbers written exactly: doubles with 17 significant digits).
   std::map<std::string, std::string> toMetadata() const;

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -94,16 +95,18 @@ void parseInto(const std::string&, const std::string& text, double, double, std:
 std::vector<std::string> choicesFor(const std::string& name) {
   if (name == "optimizer") return {"auto", "SGD", "AdamW"};
   if (name == "amp_dtype") return {"auto", "fp16", "bf16"};
+  if (name == "on_save_error") return {"stop", "continue"};
   return {};
 }
 
 }  // namespace
 
 bool TrainArgs::set(const std::string& key, const std::string& value) {
-#define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_) \
-  if (key == #N_) {                               \
-    parseInto(key, value, LO_, HI_, N_);          \
-    return true;                                  \
+#define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_)                                        \
+  if (key == #N_) {                                                                      \
+    parseInto(key, value, LO_, HI_, N_);                                                 \
+    if (std::find(given.begin(), given.end(), key) == given.end()) given.push_back(key); \
+    return true;                                                                         \
   }
   YWB_TRAIN_ARGS(YWB_ARG_SET)
 #undef YWB_ARG_SET

@@ -1,7 +1,6 @@
 // One training epoch (warmup, autocast, loss scaling, accumulation, clipping, EMA) and checkpoint saving.
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -10,6 +9,7 @@
 #include "cuda/cuda_runtime.h"
 #include "dist/dist_training.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
 #include "train/grad_clip.h"
 #include "train/lr_schedule.h"
@@ -186,19 +186,24 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   st.metrics = metrics_json;
   st.amp = s.amp_note;
   st.version = kVersion;
+  st.optimizer = s.optim_choice.name;
+  st.optimizer_lr = s.optim_choice.lr;
+  st.optimizer_momentum = s.optim_choice.momentum;
+  st.optimizer_auto = s.optim_choice.auto_chosen ? 1 : 0;
   parts.metadata = st.toMetadata();
-  namespace fs = std::filesystem;
-  const fs::path weights = fs::path(s.run_dir) / "weights";
-  const std::string last = (weights / "last.safetensors").string();
-  saveCheckpoint(last, parts);
-  auto copyAtomic = [&](const std::string& to) {
-    const std::string tmp = to + ".tmp-copy";
-    fs::copy_file(last, tmp, fs::copy_options::overwrite_existing);
-    fs::rename(tmp, to);
-  };
-  if (is_best) copyAtomic((weights / "best.safetensors").string());
-  if (s.args.save_period > 0 && epochs_completed % s.args.save_period == 0) {
-    copyAtomic((weights / ("epoch" + std::to_string(epochs_completed) + ".safetensors")).string());
+  if (!s.checkpoints) s.checkpoints = std::make_shared<CheckpointFiles>(s.run_dir, s.last_is_good);
+  const bool periodic = s.args.save_period > 0 && epochs_completed % s.args.save_period == 0;
+  try {
+    s.checkpoints->save(parts, epochs_completed, is_best, periodic ? epochs_completed : 0);
+  } catch (const CheckpointSaveError& e) {
+    if (s.args.on_save_error != "continue") {
+      fail(e.what(), "\nThe run stops here (on_save_error=stop). ",
+           e.diskFull() ? "Free some space, then continue" : "Continue",
+           " it with: ywb train resume=", s.run_dir,
+           "\nor pass on_save_error=continue to keep training without saving when this happens.");
+    }
+    s.log(std::string("WARNING: ") + e.what() +
+          "\nTraining continues without this checkpoint (on_save_error=continue).");
   }
 }
 

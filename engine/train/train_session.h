@@ -24,6 +24,7 @@
 
 namespace ywb {
 
+class CheckpointFiles;
 class DistContext;
 class GradReducer;
 
@@ -71,6 +72,11 @@ struct TrainSession {
   std::shared_ptr<TrainHooks> hooks = std::make_shared<TrainHooks>();
   // Called on the training thread after every step (Trainer: hands over EMA snapshots); may be empty.
   std::function<void()> after_step;
+  // Checkpoint files of the run (train/checkpoint_files.h), made at the first save. `last_is_good`: false
+  // when resumed from a file other than weights/last.safetensors (last may be the damaged one: not kept as
+  // previous).
+  std::shared_ptr<CheckpointFiles> checkpoints;
+  bool last_is_good = true;
   double scaler_restore_scale = 65536.0;
   int64_t scaler_restore_growth = 0;
   // Distributed run (engine/dist): null in a single-process run. The reducer is declared after the

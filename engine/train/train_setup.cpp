@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "core/error.h"
@@ -17,12 +18,15 @@
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
 #include "train/model_loader.h"
+#include "train/resume_args.h"
 #include "train/train_session.h"
 #include "train/validator.h"
+#include "ywb/trainer.h"
 
 namespace ywb {
 namespace {
@@ -205,12 +209,22 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (!s.accel->note().empty()) s.log(s.accel->note());
 
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
+  std::optional<CheckpointState> st;
+  if (resume) st = CheckpointState::fromMetadata(resume->metadata, a.resume);
   s.epochs = a.epochs;
   s.accumulate = std::max(int(roundHalfEven(double(a.nbs) / a.batch)), 1);
   const double decay = a.weight_decay * a.batch * s.accumulate / a.nbs;
-  const int64_t iterations =
-      int64_t(std::ceil(double(s.train_loader->size()) / std::max(a.batch, a.nbs))) * int64_t(s.epochs);
+  // `auto` depends on the number of iterations: a resumed run keeps the optimizer its first session chose
+  // (stored in the checkpoint; older checkpoints: chosen again from their own epoch count).
+  const int64_t iterations = int64_t(std::ceil(double(s.train_loader->size()) / std::max(a.batch, a.nbs))) *
+                             int64_t(st ? st->epochs : s.epochs);
   s.optim_choice = chooseOptimizer(a.optimizer, a.lr0, a.momentum, s.nc, iterations);
+  if (st && !st->optimizer.empty()) {
+    s.optim_choice.name = st->optimizer;
+    s.optim_choice.lr = st->optimizer_lr;
+    s.optim_choice.momentum = st->optimizer_momentum;
+    s.optim_choice.auto_chosen = st->optimizer_auto != 0;
+  }
   s.warmup_bias_lr = s.optim_choice.auto_chosen ? 0.0 : a.warmup_bias_lr;
   s.initial_lr = s.optim_choice.lr;
   const ParamGroups groups = splitParamGroups(*s.model);
@@ -225,21 +239,33 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.warmup_iters = warmupIterations(a.warmup_epochs, nb);
   s.scaler = std::make_unique<GradScaler>(false);
 
-  if (resume) {
-    const CheckpointState st = CheckpointState::fromMetadata(resume->metadata, a.resume);
+  if (st) {
     // Also restores gradients still being accumulated at the epoch boundary (bit-exact continuation).
     restoreCheckpoint(*resume, {s.model.ptr().get(), s.ema_model.ptr().get(), s.optimizer.get(), true, {}});
-    s.ema->setUpdates(st.ema_updates);
-    s.start_epoch = st.epoch;
-    s.epochs = st.epochs;
-    s.best_fitness = st.best_fitness;
-    s.best_epoch = st.best_epoch;
-    s.last_opt_step = st.last_opt_step;
-    s.elapsed_before = st.elapsed;
-    s.images_trained = st.images_trained;
-    s.train_seconds = st.train_seconds;
-    s.scaler_restore_scale = st.scaler_scale;
-    s.scaler_restore_growth = st.scaler_growth;
+    s.ema->setUpdates(st->ema_updates);
+    s.start_epoch = st->epoch;
+    s.epochs = resumeEpochCount(*st, a);  // a changed epochs= reshapes the schedule from here on
+    s.best_fitness = st->best_fitness;
+    s.best_epoch = st->best_epoch;
+    s.last_opt_step = st->last_opt_step;
+    s.elapsed_before = st->elapsed;
+    s.images_trained = st->images_trained;
+    s.train_seconds = st->train_seconds;
+    s.scaler_restore_scale = st->scaler_scale;
+    s.scaler_restore_growth = st->scaler_growth;
+    // Learning rate and momentum as the uninterrupted run has them when this epoch starts (set at the end of
+    // the previous epoch and by the last warmup step); within warmup the first step sets both anyway.
+    if (s.warmup_iters <= 0 || nb * int64_t(s.start_epoch) > s.warmup_iters) {
+      for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
+        setGroupLr(*s.optimizer, j, s.initial_lr * lrFactor(s.start_epoch, s.epochs, a.lrf, a.cos_lr));
+        if (s.warmup_iters > 0) setGroupMomentum(*s.optimizer, j, a.momentum);
+      }
+    }
+    // A run resumed from another file than its last (e.g. previous, last being damaged) does not keep that
+    // last as its previous checkpoint.
+    std::error_code ec;
+    s.last_is_good = std::filesystem::equivalent(resolveResumeCheckpoint(a.resume),
+                                                 CheckpointFiles::lastPath(s.run_dir), ec);
     s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
           std::to_string(s.epochs));
   }

@@ -12,9 +12,11 @@
 #include "dist/dist_training.h"
 #include "model/model_handle_impl.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
 #include "train/epoch_decision.h"
 #include "train/lr_schedule.h"
+#include "train/resume_args.h"
 #include "train/run_dir.h"
 #include "train/train_session.h"
 #include "train/validator.h"
@@ -25,26 +27,6 @@
 namespace fs = std::filesystem;
 
 namespace ywb {
-
-std::string resolveResumeCheckpoint(const std::string& path) {
-  if (fs::is_directory(path)) {
-    const fs::path last = fs::path(path) / "weights" / "last.safetensors";
-    if (!fs::exists(last)) fail("resume=", path, ": no weights/last.safetensors in that run folder");
-    return last.string();
-  }
-  if (!fs::exists(path)) fail("resume=", path, ": no such run folder or checkpoint");
-  return path;
-}
-
-TrainArgs resolveTrainArgs(const TrainArgs& args) {
-  if (args.resume.empty()) return args;
-  const std::string ckpt = resolveResumeCheckpoint(args.resume);
-  const CheckpointState st = CheckpointState::fromMetadata(inspectWeights(ckpt).metadata, ckpt);
-  TrainArgs from;
-  loadTrainArgsYamlText(st.args, ckpt + " (args)", from);
-  from.resume = args.resume;
-  return from;
-}
 
 struct Trainer::Impl {
   TrainArgs args;
@@ -166,6 +148,36 @@ bool isOutOfMemory(const std::string& why) {
   return why.find("out of memory") != std::string::npos;
 }
 
+// A resume of a run that has trained all its epochs: nothing to do, and how to train longer.
+TrainSummary finishedAlready(TrainSession& s, const CheckpointState& st) {
+  TrainSummary sum;
+  sum.run_dir = st.run_dir;
+  sum.epochs_completed = st.epoch;
+  sum.last = CheckpointFiles::lastPath(st.run_dir);
+  sum.best = fs::exists(CheckpointFiles::bestPath(st.run_dir)) ? CheckpointFiles::bestPath(st.run_dir) : "";
+  sum.seconds = st.elapsed;
+  sum.amp = st.amp;
+  sum.stop_reason =
+      "the run has already trained all its " + std::to_string(st.epoch) +
+      " epochs; nothing to resume (metrics in results.csv). To train longer: ywb train resume=" +
+      s.args.resume + " epochs=" + std::to_string(st.epoch + 10) + " (any count above " +
+      std::to_string(st.epoch) + ")";
+  s.log(sum.stop_reason);
+  s.phase(TrainPhase::Finished, sum.stop_reason);
+  if (s.observer) s.observer->onFinished(sum);
+  return sum;
+}
+
+// Says what a resume changed, and records the arguments the run now uses in args.yaml (rank 0).
+void noteResumeChanges(TrainSession& s, const ResumedArgs& r) {
+  for (const auto& c : r.changes) s.log("resume: " + c);
+  for (const auto& w : r.warnings) s.log("WARNING: " + w);
+  if (!s.isMain()) return;
+  TrainArgs recorded = s.args;
+  recorded.resume.clear();
+  writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(recorded));
+}
+
 }  // namespace
 
 TrainSummary Trainer::run() {
@@ -213,10 +225,15 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   };
   try {
     std::optional<SafetensorsFile> resume;
+    ResumedArgs resumed;
     if (!s.args.resume.empty()) {
-      resume = readCheckpoint(resolveResumeCheckpoint(s.args.resume));
-      s.args = resolveTrainArgs(s.args);
-      s.run_dir = CheckpointState::fromMetadata(resume->metadata, s.args.resume).run_dir;
+      resume =
+          readResumeCheckpoint(s.args.resume);  // verified; a damaged file names the intact one beside it
+      const CheckpointState st = CheckpointState::fromMetadata(resume->metadata, s.args.resume);
+      resumed = resumeArgsFrom(st, s.args, resolveResumeCheckpoint(s.args.resume));
+      s.args = resumed.args;
+      s.run_dir = st.run_dir;
+      if (st.epoch >= resumeEpochCount(st, s.args)) return finishedAlready(s, st);
     }
     s.args.validate();
     s.dist = joinDistributedRun(s.args);
@@ -226,6 +243,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
     }
     s.log("run folder " + s.run_dir);
+    if (!resumed.changes.empty()) noteResumeChanges(s, resumed);
     setupSession(s, resume ? &*resume : nullptr);
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
     if (resume && s.isMain()) truncateResults(csv, s.start_epoch);
@@ -306,9 +324,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     }
     if (s.dist) distFinish(s);
     if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;
-    sum.last = (fs::path(s.run_dir) / "weights" / "last.safetensors").string();
-    const fs::path best = fs::path(s.run_dir) / "weights" / "best.safetensors";
-    sum.best = fs::exists(best) ? best.string() : "";
+    sum.last = CheckpointFiles::lastPath(s.run_dir);
+    const std::string best = CheckpointFiles::bestPath(s.run_dir);
+    sum.best = fs::exists(best) ? best : "";
     sum.best_epoch = s.best_epoch;
     sum.best_fitness = s.best_fitness;
     sum.seconds = s.elapsed();

@@ -68,7 +68,10 @@
   X(int, seed, 0, "run", 0, 2147483647, "Random seed (data order, augmentation, initialisation)")            \
   X(bool, deterministic, true, "run", 0, 0, "Deterministic algorithms where available")                      \
   X(int, save_period, -1, "run", -1, 100000, "Save a checkpoint every N epochs (-1 = only last and best)")   \
-  X(std::string, resume, "", "run", 0, 0, "Continue a run: its folder or its weights/last.safetensors")      \
+  X(std::string, resume, "", "run", 0, 0,                                                                    \
+    "Continue a run: its folder or a checkpoint of it (epochs, patience, time, workers, device may change)") \
+  X(std::string, on_save_error, "stop", "run", 0, 0,                                                         \
+    "A checkpoint cannot be written (disk full, I/O error): stop, or continue training without saving")      \
   X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \
   X(double, conf, 0.001, "validation", 0.0, 1.0, "Validation confidence threshold")                          \
   X(double, iou, 0.7, "validation", 0.0, 1.0, "Validation NMS IoU threshold")                                \
@@ -89,6 +92,11 @@ struct TrainArgs {
   std::string get(const std::string& key) const;
   /// Checks cross-argument rules (choices, multiples) and throws ywb::Error describing the first violation.
   void validate() const;
+
+  /// The keys given as text through set() (the command line, a cfg or YAML file), in order; fields assigned
+  /// directly are not listed. With `resume`, these are the arguments the caller asks to change (see
+  /// resolveTrainArgs). Not an argument itself: never written to args.yaml.
+  std::vector<std::string> given;
 };
 
 enum class ArgType { Int, Double, Bool, String };

@@ -1,0 +1,129 @@
+#include "train/resume_args.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/mapped_file.h"
+#include "io/safetensors_view.h"
+#include "train/checkpoint.h"
+#include "train/checkpoint_files.h"
+#include "ywb/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+TrainArgs runArgs(const CheckpointState& st, const std::string& ckpt) {
+  TrainArgs from;
+  loadTrainArgsYamlText(st.args, ckpt + " (args)", from);
+  from.given.clear();
+  return from;
+}
+
+// The checkpoint's state from its header, checked (header checksum, format); damage is reported with the
+// intact file beside it. Header only: the GUI calls this on its thread, and the trainer reads and checks the
+// whole file before training anyway.
+CheckpointState verifiedState(const std::string& resume, const std::string& ckpt) {
+  try {
+    const MappedFile map(ckpt);
+    const SafetensorsView view = safetensors::parse(map.data(), map.size(), ckpt);
+    requireCheckpointFormat(view.metadata, ckpt);
+    return CheckpointState::fromMetadata(view.metadata, ckpt);
+  } catch (const NotACheckpointError&) {
+    throw;
+  } catch (const Error& e) {
+    fail("resume=", resume, ": ", CheckpointFiles::damagedMessage(ckpt, e.what()));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& resumeChangeableArgs() {
+  static const std::vector<std::string> keys = {"epochs",  "patience", "time",
+                                                "workers", "device",   "on_save_error"};
+  return keys;
+}
+
+std::string resolveResumeCheckpoint(const std::string& path) {
+  if (fs::is_directory(path)) {
+    const std::string last = CheckpointFiles::lastPath(path);
+    if (!fs::exists(last)) fail("resume=", path, ": no weights/last.safetensors in that run folder");
+    return last;
+  }
+  if (!fs::exists(path)) fail("resume=", path, ": no such run folder or checkpoint");
+  return path;
+}
+
+TrainArgs resolveTrainArgs(const TrainArgs& args) {
+  if (args.resume.empty()) return args;
+  const std::string ckpt = resolveResumeCheckpoint(args.resume);
+  return resumeArgsFrom(verifiedState(args.resume, ckpt), args, ckpt).args;
+}
+
+ResumedArgs resumeArgsFrom(const CheckpointState& st, const TrainArgs& args, const std::string& ckpt) {
+  const TrainArgs run = runArgs(st, ckpt);
+  ResumedArgs out;
+  out.args = run;
+  std::vector<std::string> refused;
+  const auto& allowed = resumeChangeableArgs();
+  for (const std::string& key : args.given) {
+    if (key == "resume") continue;
+    const std::string want = args.get(key), have = run.get(key);
+    if (want == have) continue;
+    const std::string line =
+        key + ": " + (have.empty() ? "\"\"" : have) + " -> " + (want.empty() ? "\"\"" : want);
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      refused.push_back(line);
+      continue;
+    }
+    out.args.set(key, want);
+    out.changes.push_back(line);
+    if (key == "device") {
+      out.warnings.push_back(
+          "device changed from '" + have + "' to '" + want +
+          "': the run goes on, but its numbers will not be bit-identical to an uninterrupted "
+          "run on one device");
+    }
+  }
+  if (!refused.empty()) {
+    std::string list, keys;
+    for (const auto& r : refused) list += "\n  " + r;
+    for (const auto& k : allowed) keys += (keys.empty() ? "" : ", ") + k;
+    fail("resume=", args.resume, ": ", refused.size(),
+         " argument(s) differ from the run's own and cannot change on "
+         "resume (run's value -> given value):",
+         list, "\nOnly ", keys,
+         " may change when resuming. Leave the "
+         "others out to keep the run's own, or start a new run from its weights with pretrained=",
+         ckpt);
+  }
+  out.args.resume = args.resume;
+  out.args.given = args.given;
+  resumeEpochCount(st, out.args);  // checks epochs= against the epochs completed
+  return out;
+}
+
+int resumeEpochCount(const CheckpointState& st, const TrainArgs& resolved) {
+  const TrainArgs run = runArgs(st, "checkpoint");
+  if (resolved.epochs == run.epochs) return st.epochs;
+  if (resolved.epochs < st.epoch) {
+    fail("resume: epochs=", resolved.epochs, " is fewer than the ", st.epoch,
+         " epochs this run has completed; give epochs=", st.epoch + 1, " or more to train longer");
+  }
+  return resolved.epochs;
+}
+
+SafetensorsFile readResumeCheckpoint(const std::string& resume) {
+  const std::string ckpt = resolveResumeCheckpoint(resume);
+  try {
+    return readCheckpoint(ckpt);
+  } catch (const NotACheckpointError&) {
+    throw;
+  } catch (const Error& e) {
+    fail("resume=", resume, ": ", CheckpointFiles::damagedMessage(ckpt, e.what()));
+  }
+}
+
+}  // namespace ywb

@@ -36,8 +36,27 @@ std::string resolveResumeCheckpoint(const std::string& path) {
   return path;
 }
 
+namespace {
+
+// A run folder whose process died before its first checkpoint was written: args.yaml is there, no
+// weights/last.safetensors. Resuming it starts the run over in the same folder from its args.yaml.
+std::string startOverArgsYaml(const std::string& resume) {
+  const fs::path dir(resume), yaml = dir / "args.yaml";
+  if (!fs::is_directory(dir) || fs::exists(dir / "weights" / "last.safetensors") || !fs::exists(yaml))
+    return "";
+  return yaml.string();
+}
+
+}  // namespace
+
 TrainArgs resolveTrainArgs(const TrainArgs& args) {
   if (args.resume.empty()) return args;
+  if (const std::string yaml = startOverArgsYaml(args.resume); !yaml.empty()) {
+    TrainArgs from;
+    loadTrainArgsYaml(yaml, from);
+    from.resume = args.resume;
+    return from;
+  }
   const std::string ckpt = resolveResumeCheckpoint(args.resume);
   const CheckpointState st = CheckpointState::fromMetadata(inspectWeights(ckpt).metadata, ckpt);
   TrainArgs from;
@@ -207,7 +226,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   };
   try {
     std::optional<SafetensorsFile> resume;
-    if (!s.args.resume.empty()) {
+    bool start_over = false;  // resume= of a run that died before its first checkpoint
+    if (!s.args.resume.empty() && !startOverArgsYaml(s.args.resume).empty()) {
+      start_over = true;
+      s.run_dir = s.args.resume;
+      s.args = resolveTrainArgs(s.args);
+      s.args.resume.clear();
+    } else if (!s.args.resume.empty()) {
       resume = readCheckpoint(resolveResumeCheckpoint(s.args.resume));
       s.args = resolveTrainArgs(s.args);
       s.run_dir = CheckpointState::fromMetadata(resume->metadata, s.args.resume).run_dir;
@@ -215,14 +240,25 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     s.args.validate();
     s.dist = joinDistributedRun(s.args);
     if (!s.isMain()) s.observer = nullptr;  // rank 0 alone reports
-    if (!resume && s.isMain()) {
+    if (!resume && !start_over && s.isMain()) {
       s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
       writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
     }
     s.log("run folder " + s.run_dir);
+    if (start_over) {
+      s.log("no checkpoint in " + s.run_dir + " yet (the run stopped before its first epoch was saved): " +
+            "starting it over from its args.yaml");
+    }
+    if ((resume || start_over) && s.isMain()) {
+      const int removed = removeAtomicWriteLeftovers((fs::path(s.run_dir) / "weights").string());
+      if (removed > 0) {
+        s.log("removed " + std::to_string(removed) +
+              " partial file(s) from weights/ left by a checkpoint write that was interrupted");
+      }
+    }
     setupSession(s, resume ? &*resume : nullptr);
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
-    if (resume && s.isMain()) truncateResults(csv, s.start_epoch);
+    if ((resume || start_over) && s.isMain()) truncateResults(csv, s.start_epoch);
 
     TrainSummary sum;
     sum.run_dir = s.run_dir;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "core/error.h"
 #include "core/torch_compat.h"
@@ -175,15 +176,19 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   namespace fs = std::filesystem;
   const fs::path weights = fs::path(s.run_dir) / "weights";
   const std::string last = (weights / "last.safetensors").string();
-  saveCheckpoint(last, parts);
-  auto copyAtomic = [&](const std::string& to) {
-    const std::string tmp = to + ".tmp-copy";
-    fs::copy_file(last, tmp, fs::copy_options::overwrite_existing);
-    fs::rename(tmp, to);
-  };
-  if (is_best) copyAtomic((weights / "best.safetensors").string());
-  if (s.args.save_period > 0 && epochs_completed % s.args.save_period == 0) {
-    copyAtomic((weights / ("epoch" + std::to_string(epochs_completed) + ".safetensors")).string());
+  // `last` comes last: when it appears, the files it implies (best, when it names this epoch best) are on
+  // disk already. A kill between the files leaves the previous `last`, and a resume repeats the epoch.
+  // (Written first, a kill before the copy left a `last` naming a best epoch that best did not hold.)
+  std::vector<std::string> files;
+  if (is_best) files.push_back((weights / "best.safetensors").string());
+  if (s.args.save_period > 0 && epochs_completed % s.args.save_period == 0)
+    files.push_back((weights / ("epoch" + std::to_string(epochs_completed) + ".safetensors")).string());
+  files.push_back(last);
+  saveCheckpoint(files.front(), parts);
+  for (size_t i = 1; i < files.size(); ++i) {
+    const std::string tmp = files[i] + ".tmp-copy";
+    fs::copy_file(files.front(), tmp, fs::copy_options::overwrite_existing);
+    fs::rename(tmp, files[i]);
   }
 }
 

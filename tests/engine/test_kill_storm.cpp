@@ -47,6 +47,7 @@ const int kTargetWeight[kTargets] = {1, 3, 2, 3, 1};
 // Mean length of each phase in the reference run (seconds).
 struct Timing {
   double phase[kTargets] = {1, 0.5, 0.3, 0.3, 0.05};
+  double after_last_step = 0.05;  ///< the epoch's end before validation: losses, LR step
   int steps_per_epoch = 1;
 };
 
@@ -67,6 +68,8 @@ Timing timingOf(const std::vector<StampedEvent>& ev) {
         (e.ev.kind == TrainEvent::Kind::Step && e.ev.step.batch + 1 < e.ev.step.batches))
       add(Step, gap);  // from a step's start (phase or previous step's end) to its end
     if (e.ev.kind == TrainEvent::Kind::Step) t.steps_per_epoch = int(e.ev.step.batches);
+    if (e.ev.kind == TrainEvent::Kind::Step && e.ev.step.batch + 1 == e.ev.step.batches)
+      t.after_last_step = gap;
     if (isPhase(e, TrainPhase::Validating)) add(Validation, gap);
     if (isPhase(e, TrainPhase::Saving)) add(CheckpointWrite, gap);
     if (e.ev.kind == TrainEvent::Kind::Epoch) add(EpochEnd, gap);
@@ -144,8 +147,10 @@ QString checkWeights(const QString& run, const std::set<std::string>& names, int
     if (!w.exists("best.safetensors"))
       return QString("last names epoch %1 as best, but best.safetensors is missing")
           .arg(last.state.best_epoch + 1);
+    // best holds the epoch last names, or the next one when that epoch's save was cut short between writing
+    // best and last (a resume repeats that epoch and writes the same best again).
     const Ckpt best = loadCkpt(w.filePath("best.safetensors"));
-    if (best.state.epoch != last.state.best_epoch + 1)
+    if (best.state.epoch != last.state.best_epoch + 1 && best.state.epoch != last.state.epoch + 1)
       return QString("last names epoch %1 as best, but best.safetensors holds epoch %2")
           .arg(last.state.best_epoch + 1)
           .arg(best.state.epoch);
@@ -191,6 +196,25 @@ QString sameCheckpoint(const QString& a_path, const QString& b_path) {
   return "";
 }
 
+// Watches `weights` while the child saves: true once the `nth` file not there before has appeared (an
+// atomic write's temporary file), or once the save is over (the epoch event) before that; false when the
+// child ended.
+bool waitForNewFile(EventChild& c, const QString& weights, int nth) {
+  const QDir w(weights);
+  const QStringList before = w.entryList(QDir::Files | QDir::Hidden);
+  QStringList seen;
+  const size_t events_before = c.events().size();
+  while (c.poll(0)) {
+    for (const QString& f : w.entryList(QDir::Files | QDir::Hidden))
+      if (!before.contains(f) && !seen.contains(f)) seen << f;
+    if (int(seen.size()) >= nth) return true;
+    for (size_t i = events_before; i < c.events().size(); ++i)
+      if (c.events()[i].ev.kind == TrainEvent::Kind::Epoch) return true;
+    ::usleep(300);
+  }
+  return false;
+}
+
 int envInt(const char* name, int fallback) {
   const QByteArray v = qgetenv(name);
   return v.isEmpty() ? fallback : v.toInt();
@@ -225,7 +249,7 @@ class TestKillStorm : public QObject {
       return QStringList{"train",
                          QString::fromStdString("data=" + data),
                          "model=" + model,
-                         "imgsz=96",
+                         "imgsz=64",
                          "batch=8",
                          "workers=2",
                          "epochs=3",
@@ -273,7 +297,11 @@ class TestKillStorm : public QObject {
         Target target = Startup;
         if (kills < kills_wanted) {
           target = Target(pick(rng));
-          const double delay = frac(rng) * timing.phase[target];
+          // The epoch's end: after its last step (then validation), or after its checkpoint (then the next
+          // epoch).
+          const bool after_last_step = frac(rng) < 0.5;
+          const double delay = frac(rng) * (target == EpochEnd && after_last_step ? timing.after_last_step
+                                                                                  : timing.phase[target]);
           const int nth_step = 1 + int(frac(rng) * timing.steps_per_epoch);
           int steps = 0;
           std::function<bool(const StampedEvent&)> opens;
@@ -295,7 +323,11 @@ class TestKillStorm : public QObject {
               opens = [](const StampedEvent& e) { return isPhase(e, TrainPhase::Saving); };
               break;
             default:
-              opens = [](const StampedEvent& e) { return e.ev.kind == TrainEvent::Kind::Epoch; };
+              opens = [after_last_step](const StampedEvent& e) {
+                return after_last_step
+                           ? e.ev.kind == TrainEvent::Kind::Step && e.ev.step.batch + 1 == e.ev.step.batches
+                           : e.ev.kind == TrainEvent::Kind::Epoch;
+              };
               break;
           }
           double t0 = 0;
@@ -303,7 +335,15 @@ class TestKillStorm : public QObject {
             const int at = c.waitFor(opens, 300);
             t0 = at >= 0 ? c.events()[size_t(at)].t : -1;
           }
-          if (t0 >= 0 && c.waitUntil(t0 + delay)) {
+          // Checkpoint writes: two in three kills strike as the 1st or 2nd file of the save appears in
+          // weights/ (the checkpoint's temporary file, then the copy for best when it is a best epoch).
+          const int nth_file = target == CheckpointWrite ? int(frac(rng) * 3) : 0;
+          if (t0 >= 0 && nth_file > 0) {
+            if (waitForNewFile(c, run + "/weights", nth_file)) {
+              c.signal(SIGKILL);
+              killed = true;
+            }
+          } else if (t0 >= 0 && c.waitUntil(t0 + delay)) {
             c.signal(SIGKILL);
             killed = true;
           }

@@ -366,6 +366,9 @@ class TestKillStorm : public QObject {
                                                      .arg(kTargetName[target])
                                                      .arg(kTargetName[where])
                                                      .arg(problem)));
+          qInfo("kill %d/%d (round %d, child %d, %.0f s): aimed at %s, landed in %s%s; weights/ sound", kills,
+                kills_wanted, rounds, child + 1, wall.elapsed() / 1000.0, kTargetName[target],
+                kTargetName[where], partials ? ", a partial temporary file left" : "");
           continue;
         }
         QVERIFY2(code == 0, qPrintable(QString("round %1: ywb train %2 exited with %3:\n%4")

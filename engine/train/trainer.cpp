@@ -250,10 +250,11 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
             "starting it over from its args.yaml");
     }
     if ((resume || start_over) && s.isMain()) {
-      const int removed = removeAtomicWriteLeftovers((fs::path(s.run_dir) / "weights").string());
+      const int removed = removeAtomicWriteLeftovers(s.run_dir) +
+                          removeAtomicWriteLeftovers((fs::path(s.run_dir) / "weights").string());
       if (removed > 0) {
         s.log("removed " + std::to_string(removed) +
-              " partial file(s) from weights/ left by a checkpoint write that was interrupted");
+              " partial file(s) left by interrupted writes (checkpoints, results.csv) in the run folder");
       }
     }
     setupSession(s, resume ? &*resume : nullptr);

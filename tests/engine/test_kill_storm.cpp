@@ -297,11 +297,12 @@ class TestKillStorm : public QObject {
         Target target = Startup;
         if (kills < kills_wanted) {
           target = Target(pick(rng));
-          // The epoch's end: after its last step (then validation), or after its checkpoint (then the next
+          // The epoch's end: 0 after its last step (losses, LR step; then validation), 1 as results.csv's new
+          // version appears (after validation, before the checkpoint), 2 after its checkpoint (then the next
           // epoch).
-          const bool after_last_step = frac(rng) < 0.5;
-          const double delay = frac(rng) * (target == EpochEnd && after_last_step ? timing.after_last_step
-                                                                                  : timing.phase[target]);
+          const int end_at = int(frac(rng) * 3);
+          const double delay =
+              frac(rng) * (target == EpochEnd && end_at == 0 ? timing.after_last_step : timing.phase[target]);
           const int nth_step = 1 + int(frac(rng) * timing.steps_per_epoch);
           int steps = 0;
           std::function<bool(const StampedEvent&)> opens;
@@ -323,10 +324,11 @@ class TestKillStorm : public QObject {
               opens = [](const StampedEvent& e) { return isPhase(e, TrainPhase::Saving); };
               break;
             default:
-              opens = [after_last_step](const StampedEvent& e) {
-                return after_last_step
-                           ? e.ev.kind == TrainEvent::Kind::Step && e.ev.step.batch + 1 == e.ev.step.batches
-                           : e.ev.kind == TrainEvent::Kind::Epoch;
+              opens = [end_at](const StampedEvent& e) {
+                if (end_at == 0)
+                  return e.ev.kind == TrainEvent::Kind::Step && e.ev.step.batch + 1 == e.ev.step.batches;
+                if (end_at == 1) return isPhase(e, TrainPhase::Validating);
+                return e.ev.kind == TrainEvent::Kind::Epoch;
               };
               break;
           }
@@ -337,9 +339,10 @@ class TestKillStorm : public QObject {
           }
           // Checkpoint writes: two in three kills strike as the 1st or 2nd file of the save appears in
           // weights/ (the checkpoint's temporary file, then the copy for best when it is a best epoch).
-          const int nth_file = target == CheckpointWrite ? int(frac(rng) * 3) : 0;
+          const int nth_file =
+              target == CheckpointWrite ? int(frac(rng) * 3) : target == EpochEnd && end_at == 1;
           if (t0 >= 0 && nth_file > 0) {
-            if (waitForNewFile(c, run + "/weights", nth_file)) {
+            if (waitForNewFile(c, target == EpochEnd ? run : run + "/weights", nth_file)) {
               c.signal(SIGKILL);
               killed = true;
             }
@@ -389,6 +392,9 @@ class TestKillStorm : public QObject {
       const QStringList left = QDir(run + "/weights").entryList(QDir::Files | QDir::Hidden);
       QVERIFY2(left == QStringList({"best.safetensors", "last.safetensors"}),
                qPrintable("weights/ of a finished run holds " + left.join(", ")));
+      const QStringList files = QDir(run).entryList(QDir::Files | QDir::Hidden);
+      QVERIFY2(files == QStringList({"args.yaml", "results.csv"}),
+               qPrintable("the run folder holds " + files.join(", ")));
     }
     QString by_target, by_landing;
     for (int k = 0; k < kTargets; ++k) {

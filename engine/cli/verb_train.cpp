@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <csignal>
 #include <iostream>
 
@@ -57,6 +59,7 @@ int runTrain(const Args& a) {
     std::signal(SIGUSR1, SIG_IGN);  // the launcher forwards it to rank 0 (see launchLocalWorkers)
     return launchLocalWorkers(lo);
   }
+  const pid_t parent = ::getppid();
   TrainProgress progress(a.json);
   Trainer trainer(args);
   trainer.setObserver(&progress);
@@ -69,6 +72,13 @@ int runTrain(const Args& a) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGUSR1, SIG_DFL);
+  if (s.stopped && launchedRankLostItsLauncher(parent)) {
+    // The launcher's death stopped this rank (see launchLocalWorkers): say so, not "stopped by the user".
+    std::cerr << "ywb: rank " << distEnvFromEnvironment().rank << ": its launcher (pid " << parent
+              << ") is gone (killed?); this rank stopped with it (epochs complete: " << s.epochs_completed
+              << "); `ywb train resume=" << s.run_dir << "` continues the run\n";
+    return 143;
+  }
   return s.stopped ? 130 : 0;
 }
 

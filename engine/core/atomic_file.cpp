@@ -129,6 +129,18 @@ void writeFileAtomic(const std::string& path, const std::string& bytes) {
   writeFileAtomic(path, [&](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
 }
 
+int removeAtomicWriteLeftovers(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    // tempNameFor's pattern; also the ".tmp-copy" of a checkpoint copy (train/train_epoch.cpp)
+    if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp-") != std::string::npos &&
+        fs::remove(it->path(), ec))
+      ++removed;
+  }
+  return removed;
+}
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open '", path, "': ", std::strerror(errno));

@@ -32,6 +32,10 @@ void writeFileAtomic(const std::string& path, const std::string& bytes);
 /// Streams into a temporary file through `writer`, then renames it over `path` atomically.
 void writeFileAtomic(const std::string& path, const std::function<void(std::ostream&)>& writer);
 
+/// Removes what interrupted atomic writes left in `dir`: temporary files ("<name>.tmp-...") of a process
+/// killed before its rename. Returns how many. Only while no other process writes in `dir`.
+int removeAtomicWriteLeftovers(const std::string& dir);
+
 /// Reads a whole file; throws ywb::Error naming the path when it cannot be read.
 std::string readFile(const std::string& path);
 

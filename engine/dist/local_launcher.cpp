@@ -4,12 +4,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -87,6 +89,11 @@ int pickFreePort() {
   return ntohs(addr.sin_port);
 }
 
+bool launchedRankLostItsLauncher(int launcher_pid) {
+  const char* launched = std::getenv("YWB_DIST_LAUNCHED");
+  return launched && std::string(launched) == "1" && ::getppid() != pid_t(launcher_pid);
+}
+
 int launchLocalWorkers(const LaunchOptions& o) {
   if (o.world < 1) fail("launch: world size must be at least 1 (got ", o.world, ")");
   if (o.argv.empty()) fail("launch: no command line to re-execute");
@@ -99,6 +106,7 @@ int launchLocalWorkers(const LaunchOptions& o) {
   std::cerr.flush();
 
   std::vector<Child> children(size_t(o.world));
+  const pid_t launcher = ::getpid();
   for (int r = 0; r < o.world; ++r) {
     int fds[2] = {-1, -1};
     if (r > 0 && ::pipe2(fds, O_CLOEXEC) != 0) fail("launch: pipe failed: ", std::strerror(errno));
@@ -106,6 +114,14 @@ int launchLocalWorkers(const LaunchOptions& o) {
     if (pid < 0) fail("launch: fork failed for rank ", r, ": ", std::strerror(errno));
     if (pid == 0) {
       // Child: only async-signal-safe calls until exec.
+      // A rank ends with its launcher (killed, crashed): none trains on unwatched and writes into the run
+      // folder while a resume starts new ranks there. SIGTERM stops it as Ctrl-C does (rank 0 saves `last`);
+      // torchrun's workers get the same signal. Checked after prctl: the launcher may be gone already.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != launcher) ::_exit(143);
+      // Ranks > 0 write their stderr into the launcher's pipe: once it is gone, a write must fail (EPIPE),
+      // not kill the rank before it has stopped with the others. (Ignored signals stay ignored across exec.)
+      ::signal(SIGPIPE, SIG_IGN);
       if (r > 0) {
         const int devnull = ::open("/dev/null", O_WRONLY);
         if (devnull >= 0) ::dup2(devnull, STDOUT_FILENO);

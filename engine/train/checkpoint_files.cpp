@@ -151,10 +151,18 @@ void CheckpointFiles::save(const CheckpointParts& parts, int epoch, bool is_best
     // First: the checkpoint being replaced becomes previous (a link: no space needed). A failed write below
     // then leaves last and previous both naming it.
     if (last_is_good_ && fs::exists(last, ec)) linkAtomic(last, previousPath(run_dir_));
-    saveCheckpoint(last, parts);
+    // `last` comes last: when it appears, the files it implies (best, when it names this epoch best; the
+    // periodic copy) are on disk already, so a kill between the files leaves the previous `last` and a
+    // resume repeats the epoch. (Written first, a kill before the link left a `last` naming a best epoch that
+    // best did not hold; found by test_kill_storm.)
+    const std::string first = is_best ? bestPath(run_dir_)
+                              : period_epoch > 0 ? epochPath(run_dir_, period_epoch)
+                                                 : last;
+    saveCheckpoint(first, parts);
+    if (period_epoch > 0 && first != epochPath(run_dir_, period_epoch))
+      linkAtomic(first, epochPath(run_dir_, period_epoch));
+    if (first != last) linkAtomic(first, last);
     last_is_good_ = true;
-    if (is_best) linkAtomic(last, bestPath(run_dir_));
-    if (period_epoch > 0) linkAtomic(last, epochPath(run_dir_, period_epoch));
   } catch (const FileWriteError& e) {
     const int code = e.code();
     const uint64_t need = checkpointFileSize(parts);

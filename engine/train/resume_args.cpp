@@ -56,8 +56,22 @@ std::string resolveResumeCheckpoint(const std::string& path) {
   return path;
 }
 
+std::string startOverArgsYaml(const std::string& resume) {
+  const fs::path dir(resume), yaml = dir / "args.yaml";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || fs::exists(CheckpointFiles::lastPath(resume), ec) || !fs::exists(yaml, ec))
+    return "";
+  return yaml.string();
+}
+
 TrainArgs resolveTrainArgs(const TrainArgs& args) {
   if (args.resume.empty()) return args;
+  if (const std::string yaml = startOverArgsYaml(args.resume); !yaml.empty()) {
+    TrainArgs from;  // the run died before its first checkpoint: its own arguments, started over
+    loadTrainArgsYaml(yaml, from);
+    from.resume = args.resume;
+    return from;
+  }
   const std::string ckpt = resolveResumeCheckpoint(args.resume);
   return resumeArgsFrom(verifiedState(args.resume, ckpt), args, ckpt).args;
 }

@@ -31,6 +31,11 @@ ResumedArgs resumeArgsFrom(const CheckpointState& st, const TrainArgs& args, con
 /// re-planned it).
 int resumeEpochCount(const CheckpointState& st, const TrainArgs& resolved);
 
+/// A run folder whose process died before its first checkpoint was written (args.yaml there, no
+/// weights/last.safetensors): the path of its args.yaml, from which a resume starts the run over in the same
+/// folder; "" otherwise.
+std::string startOverArgsYaml(const std::string& resume);
+
 /// Reads the checkpoint that `resume` (a run folder or a checkpoint file) names, verified. A damaged file
 /// throws ywb::Error naming it, what is wrong, and the intact checkpoint beside it with the command to resume
 /// from that one (CheckpointFiles::damagedMessage).

@@ -226,7 +226,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   try {
     std::optional<SafetensorsFile> resume;
     ResumedArgs resumed;
-    if (!s.args.resume.empty()) {
+    bool start_over = false;  // resume= of a run that died before its first checkpoint
+    if (!s.args.resume.empty() && !startOverArgsYaml(s.args.resume).empty()) {
+      start_over = true;
+      s.run_dir = s.args.resume;
+      s.args = resolveTrainArgs(s.args);
+      s.args.resume.clear();
+    } else if (!s.args.resume.empty()) {
       resume =
           readResumeCheckpoint(s.args.resume);  // verified; a damaged file names the intact one beside it
       const CheckpointState st = CheckpointState::fromMetadata(resume->metadata, s.args.resume);
@@ -238,15 +244,27 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     s.args.validate();
     s.dist = joinDistributedRun(s.args);
     if (!s.isMain()) s.observer = nullptr;  // rank 0 alone reports
-    if (!resume && s.isMain()) {
+    if (!resume && !start_over && s.isMain()) {
       s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
       writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
     }
     s.log("run folder " + s.run_dir);
     if (!resumed.changes.empty()) noteResumeChanges(s, resumed);
+    if (start_over) {
+      s.log("no checkpoint in " + s.run_dir + " yet (the run stopped before its first epoch was saved): " +
+            "starting it over from its args.yaml");
+    }
+    if ((resume || start_over) && s.isMain()) {
+      const int removed = removeAtomicWriteLeftovers(s.run_dir) +
+                          removeAtomicWriteLeftovers((fs::path(s.run_dir) / "weights").string());
+      if (removed > 0) {
+        s.log("removed " + std::to_string(removed) +
+              " partial file(s) left by interrupted writes (checkpoints, results.csv) in the run folder");
+      }
+    }
     setupSession(s, resume ? &*resume : nullptr);
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
-    if (resume && s.isMain()) truncateResults(csv, s.start_epoch);
+    if ((resume || start_over) && s.isMain()) truncateResults(csv, s.start_epoch);
 
     TrainSummary sum;
     sum.run_dir = s.run_dir;

@@ -42,6 +42,11 @@ struct LaunchOptions {
 /// relays rank 0's output unchanged and the other ranks' stderr prefixed with "[rank N] ", forwards SIGTERM,
 /// and waits. Returns 0 when every rank exited 0; otherwise the first failing rank's status (128+signal for
 /// a signal) after printing which rank failed and how. Throws ywb::Error when the processes cannot start.
+/// A rank gets SIGTERM when the launcher dies (killed, crashed) and stops as on Ctrl-C.
 int launchLocalWorkers(const LaunchOptions& options);
+
+/// True in a rank started by launchLocalWorkers whose launcher - its parent `launcher_pid` when it started -
+/// is gone (the rank has another parent now).
+bool launchedRankLostItsLauncher(int launcher_pid);
 
 }  // namespace ywb

@@ -49,8 +49,9 @@ std::string resolveResumeCheckpoint(const std::string& run_or_checkpoint);
 
 /// The arguments a run will really use: `args` itself, or for `resume=` the checkpoint's own arguments (with
 /// `resume` kept). Decide anything about the run - such as how many processes it needs - from these, not
-/// from the caller's. Reads only the checkpoint's header. Throws ywb::Error for a missing or broken
-/// checkpoint.
+/// from the caller's. Reads only the checkpoint's header. A run folder with args.yaml but no checkpoint yet
+/// (its process died in the first epoch) resolves to its args.yaml: resuming it starts it over in place.
+/// Throws ywb::Error for a missing or broken checkpoint.
 TrainArgs resolveTrainArgs(const TrainArgs& args);
 
 }  // namespace ywb

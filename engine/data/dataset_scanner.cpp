@@ -109,7 +109,8 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   s.report.split = split;
   const int nc = int(config.names.size());
   const SplitFiles files = listSplitFiles(*sources);
-  for (const auto& m : files.missing) s.report.problems.push_back({m, 0, "listed image does not exist"});
+  for (const auto& m : files.missing)
+    s.report.problems.push_back({m, 0, "image does not exist (listed, or a broken link)"});
   if (files.images.empty()) {
     s.report.problems.push_back({(*sources)[0], 0, "no images found (jpg, jpeg, png, bmp, tif, webp)"});
   }
@@ -132,6 +133,12 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   if (options.use_cache && !cache_path.empty()) {
     std::string why;
     have = readLabelCache(cache_path, key, &scan, &why);
+    // The key matched, but the file may still be damaged inside (a flipped bit): a class outside the data's
+    // range would index past the per-class counts, so such a cache is rebuilt like any damaged one.
+    for (size_t i = 0; have && i < scan.entries.size(); ++i) {
+      for (const LabelBox& b : scan.entries[i].labels.boxes) have = have && b.cls >= 0 && b.cls < nc;
+      if (!have) why = "cache is damaged; rebuilt";
+    }
     if (have) {
       s.report.from_cache = true;
       s.report.cache_path = cache_path;

@@ -69,14 +69,38 @@ int orientationFromTiff(const uint8_t* t, size_t n) {
   return 1;
 }
 
+// Adobe CMYK (how Photoshop and most CMYK JPEG writers store it) holds inverted ink values: 255 = no ink.
+// Converted as OpenCV's imread does (each channel times K, in its integer form), so a CMYK JPEG gives the
+// same pixels Ultralytics' loader gets from cv2.imread.
+void cmykToBgr(const cv::Mat& cmyk, cv::Mat& bgr) {
+  bgr.create(cmyk.rows, cmyk.cols, CV_8UC3);
+  for (int y = 0; y < cmyk.rows; ++y) {
+    const uint8_t* s = cmyk.ptr<uint8_t>(y);
+    uint8_t* d = bgr.ptr<uint8_t>(y);
+    for (int x = 0; x < cmyk.cols; ++x, s += 4, d += 3) {
+      const int k = s[3];
+      d[0] = uint8_t(k - (((255 - s[2]) * k) >> 8));  // blue from yellow
+      d[1] = uint8_t(k - (((255 - s[1]) * k) >> 8));  // green from magenta
+      d[2] = uint8_t(k - (((255 - s[0]) * k) >> 8));  // red from cyan
+    }
+  }
+}
+
+// Decodes to BGR; `colorspace` is tjDecompressHeader3's (a CMYK or YCCK JPEG cannot be decoded to BGR by
+// libjpeg-turbo directly, so it is decoded as CMYK and converted).
 void decodeJpegInto(tjhandle h, const std::string& bytes, cv::Mat& out, int w, int hgt, int flags,
-                    const std::string& what) {
-  out.create(hgt, w, CV_8UC3);
-  if (tjDecompress2(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data, w, 0,
-                    hgt, TJPF_BGR, flags) != 0) {
+                    const std::string& what, int colorspace) {
+  const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+  cv::Mat raw(hgt, w, cmyk ? CV_8UC4 : CV_8UC3);
+  if (tjDecompress2(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), raw.data, w, 0,
+                    hgt, cmyk ? TJPF_CMYK : TJPF_BGR, flags) != 0) {
     // Warnings (e.g. premature end of data) mean a truncated or corrupt file: reject, never half-use.
     fail(what, ": corrupt JPEG data (", tjGetErrorStr2(h), ")");
   }
+  if (cmyk)
+    cmykToBgr(raw, out);
+  else
+    out = raw;
 }
 
 cv::Mat decodeOther(const std::string& bytes, const std::string& what) {
@@ -125,7 +149,7 @@ cv::Mat decodeJpeg(const std::string& bytes, const std::string& what) {
   }
   if (w <= 0 || hgt <= 0) fail(what, ": JPEG has zero size");
   cv::Mat out;
-  decodeJpegInto(h, bytes, out, w, hgt, TJFLAG_ACCURATEDCT, what);
+  decodeJpegInto(h, bytes, out, w, hgt, TJFLAG_ACCURATEDCT, what, colorspace);
   return out;
 }
 
@@ -204,7 +228,7 @@ ImageProbe probeImage(const std::string& path) {
       // Decoding at 1/8 scale still entropy-decodes every block, so corrupt data is found, cheaply.
       cv::Mat small;
       decodeJpegInto(h, bytes, small, TJSCALED(w, (tjscalingfactor{1, 8})),
-                     TJSCALED(hgt, (tjscalingfactor{1, 8})), TJFLAG_FASTDCT, "image");
+                     TJSCALED(hgt, (tjscalingfactor{1, 8})), TJFLAG_FASTDCT, "image", cs);
       const int o = jpegExifOrientation(bytes);
       r.width = o >= 5 ? hgt : w;
       r.height = o >= 5 ? w : hgt;
@@ -262,7 +286,7 @@ cv::Mat loadImage(const std::string& path, int max_side, bool fast, int* orig_w,
     }
     // OpenCV's imread settings (accurate integer DCT, fancy upsampling) always: the fast DCT saved no
     // measurable time with libjpeg-turbo's SIMD code, and the pixels then match Ultralytics' when unscaled.
-    decodeJpegInto(h, bytes, img, TJSCALED(w, sf), TJSCALED(hgt, sf), TJFLAG_ACCURATEDCT, path);
+    decodeJpegInto(h, bytes, img, TJSCALED(w, sf), TJSCALED(hgt, sf), TJFLAG_ACCURATEDCT, path, cs);
     const int o = jpegExifOrientation(bytes);
     if (o != 1) img = applyExifOrientation(img, o);
     w0 = o >= 5 ? hgt : w;

@@ -1,7 +1,7 @@
 // Replays the kept libFuzzer corpora of the user-file parsers (tests/fuzz/corpus_labels, corpus_data_yaml,
-// corpus_args_yaml, corpus_coco_json) through the same harness the fuzzers run (tests/fuzz/fuzz_parsers.h):
-// every input must be accepted with the parser's promises kept, or refused with ywb::Error. Any other
-// exception fails the test naming the input, so a fixed finding stays fixed.
+// corpus_args_yaml, corpus_coco_json, corpus_image) through the same harness the fuzzers run
+// (tests/fuzz/fuzz_parsers.h): every input must be accepted with the parser's promises kept, or refused with
+// ywb::Error. Any other exception fails the test naming the input, so a fixed finding stays fixed.
 #include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -13,7 +13,7 @@
 
 namespace {
 
-enum class Kind { Labels, DataYaml, ArgsYaml, CocoJson };
+enum class Kind { Labels, DataYaml, ArgsYaml, CocoJson, Image };
 
 struct Replay {
   int inputs = 0, accepted = 0;
@@ -39,6 +39,9 @@ Replay replay(const char* folder, Kind kind, const std::string& scratch) {
           break;
         case Kind::CocoJson:
           ywb::fuzz::cocoJson(d, bytes.size());
+          break;
+        case Kind::Image:
+          ywb::fuzz::imageFile(d, bytes.size(), scratch);
           break;
       }
       ++r.accepted;
@@ -77,6 +80,7 @@ class TestFuzzCorpora : public QObject {
   void dataYaml() { check("corpus_data_yaml", Kind::DataYaml, 10); }
   void argsYaml() { check("corpus_args_yaml", Kind::ArgsYaml, 9); }
   void cocoJson() { check("corpus_coco_json", Kind::CocoJson, 6); }
+  void imageFile() { check("corpus_image", Kind::Image, 12); }
 };
 
 QTEST_GUILESS_MAIN(TestFuzzCorpora)

@@ -5,6 +5,7 @@
 // reported by name with the reason: in the scan (ywb dataset check, training's scan), in a 1-epoch training
 // run and in ywb predict. Expected pixel values are derived by hand in the comments.
 #include <turbojpeg.h>
+#include <zlib.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -24,6 +25,7 @@
 #include "data/image_io.h"
 #include "data/label_cache.h"
 #include "ywb/dataset.h"
+#include "ywb/error.h"
 
 namespace fs = std::filesystem;
 
@@ -211,6 +213,34 @@ class TestHostileFiles : public QObject {
     QCOMPARE(cv_ref.at<cv::Vec3b>(20, 20), cmyk);
   }
 
+  void hugeHeadersAreRefusedBeforeAllocating() {
+    // A few hundred bytes claiming 60000 x 60000 pixels (3.6e9 > Pillow's 178,956,970 limit): refused by
+    // name, without the 10.8 GB allocation the header asks for.
+    const fs::path dir = fs::path(tmp_.path().toStdString()) / "huge";
+    std::string jpg = ywb::encodeJpeg(cv::Mat(8, 8, CV_8UC3, cv::Scalar(1, 2, 3)));
+    const size_t sof = jpg.find("\xFF\xC0");
+    QVERIFY(sof != std::string::npos);
+    for (size_t i : {sof + 5, sof + 7}) jpg[i] = char(0xEA), jpg[i + 1] = char(0x60);  // 0xEA60 = 60000
+    writeBytes(dir / "huge.jpg", jpg);
+    std::string png = pngBytes(cv::Mat(8, 8, CV_8UC3, cv::Scalar(1, 2, 3)));
+    for (size_t i : {16u, 20u}) png[i] = 0, png[i + 1] = 0, png[i + 2] = char(0xEA), png[i + 3] = char(0x60);
+    // The IHDR chunk's CRC (over its type and 13 data bytes, 12..28) recomputed, so only the size is odd.
+    const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(png.data() + 12), 17);
+    for (int k = 0; k < 4; ++k) png[size_t(29 + k)] = char((crc >> (24 - 8 * k)) & 0xFF);
+    writeBytes(dir / "huge.png", png);
+    for (const char* name : {"huge.jpg", "huge.png"}) {
+      const ywb::ImageProbe p = ywb::probeImage((dir / name).string());
+      QVERIFY2(!p.ok && p.reason.find("60000 x 60000 pixels") != std::string::npos, p.reason.c_str());
+      std::string why;
+      try {
+        ywb::loadImage((dir / name).string(), 64);
+      } catch (const ywb::Error& e) {
+        why = e.what();
+      }
+      QVERIFY2(why.find("more than") != std::string::npos, why.c_str());
+    }
+  }
+
   void datasetCheckTrainAndPredict() {
     const CliResult check =
         ywbRun({"dataset", "check", QString::fromStdString("data=" + ds_.yaml), "--json"});
@@ -230,6 +260,10 @@ class TestHostileFiles : public QObject {
         ywbRun({"train", QString::fromStdString("data=" + ds_.yaml), "epochs=1", "imgsz=64", "batch=4",
                 "workers=1", "device=cpu", "amp=false", "project=" + project, "name=训练 1"});
     QVERIFY2(t.code == 0, t.err.constData());
+    // Training's own scan names the files it leaves out (the log lists the first problems).
+    const QByteArray log = t.out + t.err;
+    QVERIFY2(log.contains("bad.png") && log.contains("gone.jpg") && log.contains("empty.jpg"),
+             log.constData());
     const QString run = project + "/训练 1";
     QVERIFY(QFile::exists(run + "/results.csv"));
     QVERIFY(QFile::exists(run + "/weights/last.safetensors"));

@@ -1,10 +1,12 @@
 #include "fuzz_parsers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "data/image_io.h"
 #include "data/label_parser.h"
 #include "ywb/coco_eval.h"
 #include "ywb/dataset.h"
@@ -99,6 +101,23 @@ void cocoJson(const uint8_t* data, size_t size) {
     for (double v : {c.ap, c.ap50, c.ap75, c.ar100})
       promise(v == -1 || (v >= 0 && v <= 1), "per-class in range");
   promise(!cocoStatsText(s).empty() && !cocoStatsJson(s).empty(), "stats print");
+}
+
+void imageFile(const uint8_t* data, size_t size, const std::string& dir) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  const int o = jpegExifOrientation(bytes);
+  promise(o >= 1 && o <= 8, "EXIF orientation in 1..8");
+  const std::string path = (fs::path(dir) / "image").string();
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+  }
+  const ImageProbe probe = probeImage(path);
+  promise(probe.ok == probe.reason.empty(), "a probe says why it refuses, and only then");
+  int w = 0, h = 0;
+  const cv::Mat img = loadImage(path, 64, true, &w, &h);
+  promise(img.type() == CV_8UC3 && std::max(img.cols, img.rows) == 64, "8-bit BGR, longest side 64");
+  promise(!probe.ok || (probe.width == w && probe.height == h), "the scan's size is the loader's size");
 }
 
 }  // namespace ywb::fuzz

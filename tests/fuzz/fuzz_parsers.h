@@ -29,4 +29,9 @@ void argsYaml(const uint8_t* data, size_t size);
 /// 12 numbers must lie in [0, 1] or be -1.
 void cocoJson(const uint8_t* data, size_t size);
 
+/// An image file (any format: the decoder is chosen by content) through the dataset scan's probeImage() and
+/// the loader's loadImage() at 64 px, with its EXIF orientation read: the bytes are written to `dir`/image.
+/// What both accept must agree on the upright size and come out as 8-bit BGR.
+void imageFile(const uint8_t* data, size_t size, const std::string& dir);
+
 }  // namespace ywb::fuzz

@@ -1,6 +1,6 @@
 // libFuzzer entry for one user-file parser of fuzz_parsers.h, chosen at compile time by
-// (YW_FUZZ_KIND 1 labels, 2 data_yaml, 3 args_yaml, 4 coco_json). Rejections are ywb::Error; anything else
-// escaping is a finding. Build and run: see tests/fuzz/README.md.
+// (YW_FUZZ_KIND 1 labels, 2 data_yaml, 3 args_yaml, 4 coco_json, 5 image). Rejections are ywb::Error;
+// anything else escaping is a finding. Build and run: see tests/fuzz/README.md.
 #include <unistd.h>
 
 #include <cstdint>
@@ -31,8 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ywb::fuzz::dataYaml(data, size, scratchDir());
 #elif YW_FUZZ_KIND == 3
     ywb::fuzz::argsYaml(data, size);
-#else
+#elif YW_FUZZ_KIND == 4
     ywb::fuzz::cocoJson(data, size);
+#else
+    ywb::fuzz::imageFile(data, size, scratchDir());
 #endif
   } catch (const ywb::Error&) {
     // The parser refused the input with a message: the expected outcome for malformed input.

@@ -28,6 +28,13 @@ ScanEntry verifyOne(const std::string& image, int nc) {
   if (!probe.ok) e.image_problem = probe.reason;
   std::error_code ec;
   e.label_exists = fs::is_regular_file(e.label, ec);
+  if (!e.label_exists && fs::is_symlink(e.label, ec)) {
+    // Without a label the image is a background (Ultralytics' rule), but a dangling link is a mistake to
+    // show.
+    e.labels.problems.push_back({0,
+                                 "label file is a broken link (the file it points to does not exist); "
+                                 "the image counts as a background"});
+  }
   if (e.label_exists) {
     try {
       e.labels = parseLabels(readFile(e.label), nc);

@@ -115,7 +115,10 @@ Built buildDataset(const fs::path& tmp) {
   writeBytes(tmp / "outside/photo.jpg", ywb::encodeJpeg(color));
   writeBytes(tmp / "outside/more/x.jpg", ywb::encodeJpeg(color));
   fs::create_symlink(tmp / "outside/photo.jpg", img / "linked.jpg");
-  writeBytes(lab / "linked.txt", row);
+  writeBytes(tmp / "outside/photo.txt", row);
+  fs::create_symlink(tmp / "outside/photo.txt", lab / "linked.txt");  // a linked label file too
+  writeBytes(img / "no label.jpg", ywb::encodeJpeg(color));
+  fs::create_symlink(tmp / "outside/deleted.txt", lab / "no label.txt");  // a label link that is broken
   fs::create_directory_symlink(tmp / "outside/more", img / "sub");
   writeBytes(lab / "sub/x.txt", row);
   fs::create_directory_symlink(".", img / "loop");
@@ -146,11 +149,13 @@ class TestHostileFiles : public QObject {
   void scanLoadsOrReportsEach() {
     const ywb::DataConfig cfg = ywb::loadDataConfig(ds_.yaml);
     const ywb::ScannedSplit s = ywb::scanSplit(cfg, "train", {1, false});
-    // 11 image files are listed: 9 usable (the loop adds nothing), bad.png and empty.jpg excluded.
-    QCOMPARE(s.report.images, 11);
-    QCOMPARE(int(s.images.size()), 9);
+    // 12 image files are listed: 10 usable (the loop adds nothing), bad.png and empty.jpg excluded; 9 have
+    // one box each, "no label.jpg" (its label link is broken) is a background.
+    QCOMPARE(s.report.images, 12);
+    QCOMPARE(int(s.images.size()), 10);
     QCOMPARE(s.report.corrupt, 2);
     QCOMPARE(s.report.boxes, 9);
+    QCOMPARE(s.report.backgrounds, 1);
     std::map<std::string, std::pair<int, int>> size;
     for (const auto& r : s.images) size[fs::path(r.image).filename().string()] = {r.width, r.height};
     QCOMPARE(size["exif 6.jpg"], std::make_pair(32, 64));  // upright (EXIF applied)
@@ -164,6 +169,7 @@ class TestHostileFiles : public QObject {
     QVERIFY2(why["gone.jpg"].find("broken link") != std::string::npos, why["gone.jpg"].c_str());
     QVERIFY2(why["empty.jpg"].find("empty") != std::string::npos, why["empty.jpg"].c_str());
     QVERIFY2(!why["bad.png"].empty(), "bad.png is reported");
+    QVERIFY2(why["no label.txt"].find("broken link") != std::string::npos, why["no label.txt"].c_str());
   }
 
   void damagedCacheWithValidKeyIsRebuilt() {
@@ -247,7 +253,7 @@ class TestHostileFiles : public QObject {
     QCOMPARE(check.code, 1);  // corrupt images exist
     const QJsonObject train =
         QJsonDocument::fromJson(check.out).object()["splits"].toObject()["train"].toObject();
-    QCOMPARE(train["images"].toInt(), 11);
+    QCOMPARE(train["images"].toInt(), 12);
     QCOMPARE(train["corrupt"].toInt(), 2);
     QString problems;
     for (const auto& p : train["problems"].toArray())
@@ -273,7 +279,7 @@ class TestHostileFiles : public QObject {
                 QString::fromStdString("source=" + ds_.images), "project=" + project, "name=预测", "--json"});
     QVERIFY2(p.code == 0, p.err.constData());
     const QJsonObject pj = QJsonDocument::fromJson(p.out).object();
-    QCOMPARE(pj["images"].toArray().size(), 9);
+    QCOMPARE(pj["images"].toArray().size(), 10);
     QString skipped;
     for (const auto& s : pj["skipped"].toArray()) skipped += s.toString() + "\n";
     QVERIFY2(skipped.contains("gone.jpg: broken link"), qPrintable(skipped));

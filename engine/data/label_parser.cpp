@@ -86,7 +86,9 @@ LabelParseResult parseLabels(const std::string& text, int nc) {
   LabelParseResult r;
   // Row seen -> its line: duplicates found in O(log n) so a hostile file of many rows cannot stall a scan.
   std::map<std::tuple<int, float, float, float, float>, int> seen;
-  std::istringstream in(text);
+  // A UTF-8 byte-order mark (Windows Notepad writes one) is invisible to the user and would make the first
+  // row "non-numeric"; it is not part of the data, so it is skipped.
+  std::istringstream in(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {

@@ -99,7 +99,7 @@ Built buildDataset(const fs::path& tmp) {
   add("exif 6.jpg", withExifOrientation(ywb::encodeJpeg(stored, 95), 6), "0 0.75 0.875 0.5 0.25\n");
 
   cv::Mat gray(48, 40, CV_8UC1, cv::Scalar(90));
-  add("gray.jpg", tjJpeg(gray, TJPF_GRAY, TJSAMP_GRAY), row);
+  add("gray.jpg", tjJpeg(gray, TJPF_GRAY, TJSAMP_GRAY), "\xEF\xBB\xBF" + row);  // label saved with a BOM
   add("gray.png", pngBytes(gray), row);
   // 16-bit: 100*257 etc. OpenCV's 8-bit reading keeps the high byte: 25700 >> 8 = 100, 38550 >> 8 = 150.
   add("deep 16.png", pngBytes(cv::Mat(36, 44, CV_16UC3, cv::Scalar(100 * 257, 150 * 257, 200 * 257))), row);

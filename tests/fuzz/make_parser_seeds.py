@@ -36,6 +36,7 @@ def labels(shared, out):
         "crlf-blank": "0 0.5 0.5 0.2 0.2\r\n\r\n   \n3 0.25 0.25 0.1 0.1\r\n",
         "fraction-class": "1.5 0.5 0.5 0.2 0.2\n",
         "hex-exp": "0x1 5e-1 0.5e0 0x0.4p0 0.2\n",
+        "bom": "\ufeff0 0.5 0.5 0.2 0.2\n",
     }
     for name, text in hand.items():
         write(d, name, "O" + text)

@@ -57,6 +57,7 @@ def data_yaml(shared, out):
     write(d, "nc-mismatch", "train: images/train\nval: images/val\nnc: 5\nnames: [a]\n")
     write(d, "missing-val", "train: images/train\nnames: [a]\n")
     write(d, "broken", "train: [images/train\nval: images/val\nnames: [a]\n")
+    write(d, "nc-huge", "train: images/train\nval: images/val\nnc: 10000000000\n")
     write(d, "flow", "{path: ., train: images/train, val: images/val, names: {0: 'a b', 1: \"c\"}}\n")
 
 
@@ -74,6 +75,8 @@ def args_yaml(shared, out, run_args):
     write(d, "choice", "optimizer: Lion\n")
     write(d, "imgsz", "imgsz: 100\n")
     write(d, "nested", "hsv_h: [1, 2]\nnames: {a: 1}\n")
+    write(d, "key-mapping", "{a: 1}: 2\n")
+    write(d, "not-utf8", b"name: \xf6\xf6\n")
     write(d, "quoted", "name: \"run \\u00e9 #1\"\nproject: 'a: b'\n")
 
 

@@ -95,7 +95,8 @@ void cmykToBgr(const cv::Mat& cmyk, cv::Mat& bgr) {
 constexpr int64_t kMaxImagePixels = 2 * 89478485LL;
 
 void checkPixels(int64_t w, int64_t h, const std::string& what) {
-  if (w * h > kMaxImagePixels) {
+  if (w > kMaxImagePixels || h > kMaxImagePixels ||
+      w * h > kMaxImagePixels) {  // each side first: no overflow
     fail(what, ": image is ", w, " x ", h, " pixels, more than the ", kMaxImagePixels,
          " a dataset image may have (Pillow's decompression-bomb limit); downscale it");
   }

@@ -55,8 +55,8 @@ int orientationFromTiff(const uint8_t* t, size_t n) {
   if (n < 8) return 1;
   const bool le = t[0] == 'I' && t[1] == 'I';
   if (!le && !(t[0] == 'M' && t[1] == 'M')) return 1;
-  const size_t ifd =
-      rd32(t + 4, le);  // size_t: a uint32 offset near 2^32 plus 2 must not wrap past the check
+  // size_t, not uint32_t: an offset near 2^32 plus 2 wrapped to a small number and passed the check.
+  const size_t ifd = rd32(t + 4, le);
   if (ifd + 2 > n) return 1;
   const uint32_t count = rd16(t + ifd, le);
   for (uint32_t i = 0; i < count; ++i) {
@@ -87,16 +87,14 @@ void cmykToBgr(const cv::Mat& cmyk, cv::Mat& bgr) {
   }
 }
 
-// Decodes to BGR; `colorspace` is tjDecompressHeader3's (a CMYK or YCCK JPEG cannot be decoded to BGR by
-// libjpeg-turbo directly, so it is decoded as CMYK and converted).
 // Pillow refuses images above twice its MAX_IMAGE_PIXELS (89,478,485) as decompression bombs, so
 // Ultralytics' scan (which opens every image with Pillow) marks them corrupt; the same limit here keeps a
 // hostile header (a few bytes claiming 65,000 x 65,000) from allocating gigabytes.
 constexpr int64_t kMaxImagePixels = 2 * 89478485LL;
 
 void checkPixels(int64_t w, int64_t h, const std::string& what) {
-  if (w > kMaxImagePixels || h > kMaxImagePixels ||
-      w * h > kMaxImagePixels) {  // each side first: no overflow
+  // Each side first, so the product cannot overflow (a PNG header may claim two sides near 2^32).
+  if (w > kMaxImagePixels || h > kMaxImagePixels || w * h > kMaxImagePixels) {
     fail(what, ": image is ", w, " x ", h, " pixels, more than the ", kMaxImagePixels,
          " a dataset image may have (Pillow's decompression-bomb limit); downscale it");
   }
@@ -117,6 +115,8 @@ void headerSize(const std::string& b, int64_t* w, int64_t* h) {
   }
 }
 
+// Decodes to BGR; `colorspace` is tjDecompressHeader3's (a CMYK or YCCK JPEG cannot be decoded to BGR by
+// libjpeg-turbo directly, so it is decoded as CMYK and converted).
 void decodeJpegInto(tjhandle h, const std::string& bytes, cv::Mat& out, int w, int hgt, int flags,
                     const std::string& what, int colorspace) {
   const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;

@@ -15,7 +15,9 @@
 namespace {
 const std::string& scratchDir() {
   static const std::string dir = [] {
-    const std::string d = "/tmp/ywb-fuzz-" YW_STR(YW_FUZZ_KIND) "-" + std::to_string(getpid());
+    // tmpfs where there is one: a file per input on a busy disk stalled in open() for minutes.
+    const std::string base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    const std::string d = base + "/ywb-fuzz-" YW_STR(YW_FUZZ_KIND) "-" + std::to_string(getpid());
     ywb::fuzz::prepareDataYamlDir(d);
     return d;
   }();

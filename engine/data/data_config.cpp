@@ -13,6 +13,10 @@ namespace fs = std::filesystem;
 namespace ywb {
 namespace {
 
+// More classes than any public detection set names (LVIS 1,203; ImageNet-21k 21,841): an `nc` beyond this
+// is a typo, and `nc` alone would make that many generated names.
+constexpr long kMaxClasses = 100000;
+
 std::string resolve(const fs::path& root, const std::string& p) {
   fs::path path(p);
   if (!path.is_absolute()) path = root / path;
@@ -123,6 +127,8 @@ DataConfig loadDataConfig(const std::string& yaml_path) {
     if (doc["nc"] && !doc["nc"].IsNull()) {
       const long nc = doc["nc"].as<long>();
       if (nc <= 0) fail(yaml_path, ": nc: ", nc, " must be positive");
+      if (nc > kMaxClasses)
+        fail(yaml_path, ": nc: ", nc, " is more than ", kMaxClasses, " classes; check the number");
       if (cfg.names.empty()) {
         for (long i = 0; i < nc; ++i) cfg.names.push_back("class" + std::to_string(i));
       } else if (size_t(nc) != cfg.names.size()) {

@@ -28,6 +28,13 @@ ScanEntry verifyOne(const std::string& image, int nc) {
   if (!probe.ok) e.image_problem = probe.reason;
   std::error_code ec;
   e.label_exists = fs::is_regular_file(e.label, ec);
+  if (!e.label_exists && fs::is_symlink(e.label, ec)) {
+    // Without a label the image is a background (Ultralytics' rule), but a dangling link is a mistake to
+    // show.
+    e.labels.problems.push_back({0,
+                                 "label file is a broken link (the file it points to does not exist); "
+                                 "the image counts as a background"});
+  }
   if (e.label_exists) {
     try {
       e.labels = parseLabels(readFile(e.label), nc);
@@ -109,7 +116,8 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   s.report.split = split;
   const int nc = int(config.names.size());
   const SplitFiles files = listSplitFiles(*sources);
-  for (const auto& m : files.missing) s.report.problems.push_back({m, 0, "listed image does not exist"});
+  for (const auto& m : files.missing)
+    s.report.problems.push_back({m, 0, "image does not exist (listed, or a broken link)"});
   if (files.images.empty()) {
     s.report.problems.push_back({(*sources)[0], 0, "no images found (jpg, jpeg, png, bmp, tif, webp)"});
   }
@@ -132,6 +140,12 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   if (options.use_cache && !cache_path.empty()) {
     std::string why;
     have = readLabelCache(cache_path, key, &scan, &why);
+    // The key matched, but the file may still be damaged inside (a flipped bit): a class outside the data's
+    // range would index past the per-class counts, so such a cache is rebuilt like any damaged one.
+    for (size_t i = 0; have && i < scan.entries.size(); ++i) {
+      for (const LabelBox& b : scan.entries[i].labels.boxes) have = have && b.cls >= 0 && b.cls < nc;
+      if (!have) why = "cache is damaged; rebuilt";
+    }
     if (have) {
       s.report.from_cache = true;
       s.report.cache_path = cache_path;

@@ -55,7 +55,8 @@ int orientationFromTiff(const uint8_t* t, size_t n) {
   if (n < 8) return 1;
   const bool le = t[0] == 'I' && t[1] == 'I';
   if (!le && !(t[0] == 'M' && t[1] == 'M')) return 1;
-  const uint32_t ifd = rd32(t + 4, le);
+  // size_t, not uint32_t: an offset near 2^32 plus 2 wrapped to a small number and passed the check.
+  const size_t ifd = rd32(t + 4, le);
   if (ifd + 2 > n) return 1;
   const uint32_t count = rd16(t + ifd, le);
   for (uint32_t i = 0; i < count; ++i) {
@@ -69,17 +70,72 @@ int orientationFromTiff(const uint8_t* t, size_t n) {
   return 1;
 }
 
-void decodeJpegInto(tjhandle h, const std::string& bytes, cv::Mat& out, int w, int hgt, int flags,
-                    const std::string& what) {
-  out.create(hgt, w, CV_8UC3);
-  if (tjDecompress2(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data, w, 0,
-                    hgt, TJPF_BGR, flags) != 0) {
-    // Warnings (e.g. premature end of data) mean a truncated or corrupt file: reject, never half-use.
-    fail(what, ": corrupt JPEG data (", tjGetErrorStr2(h), ")");
+// Adobe CMYK (how Photoshop and most CMYK JPEG writers store it) holds inverted ink values: 255 = no ink.
+// Converted as OpenCV's imread does (each channel times K, in its integer form), so a CMYK JPEG gives the
+// same pixels Ultralytics' loader gets from cv2.imread.
+void cmykToBgr(const cv::Mat& cmyk, cv::Mat& bgr) {
+  bgr.create(cmyk.rows, cmyk.cols, CV_8UC3);
+  for (int y = 0; y < cmyk.rows; ++y) {
+    const uint8_t* s = cmyk.ptr<uint8_t>(y);
+    uint8_t* d = bgr.ptr<uint8_t>(y);
+    for (int x = 0; x < cmyk.cols; ++x, s += 4, d += 3) {
+      const int k = s[3];
+      d[0] = uint8_t(k - (((255 - s[2]) * k) >> 8));  // blue from yellow
+      d[1] = uint8_t(k - (((255 - s[1]) * k) >> 8));  // green from magenta
+      d[2] = uint8_t(k - (((255 - s[0]) * k) >> 8));  // red from cyan
+    }
   }
 }
 
+// Pillow refuses images above twice its MAX_IMAGE_PIXELS (89,478,485) as decompression bombs, so
+// Ultralytics' scan (which opens every image with Pillow) marks them corrupt; the same limit here keeps a
+// hostile header (a few bytes claiming 65,000 x 65,000) from allocating gigabytes.
+constexpr int64_t kMaxImagePixels = 2 * 89478485LL;
+
+void checkPixels(int64_t w, int64_t h, const std::string& what) {
+  // Each side first, so the product cannot overflow (a PNG header may claim two sides near 2^32).
+  if (w > kMaxImagePixels || h > kMaxImagePixels || w * h > kMaxImagePixels) {
+    fail(what, ": image is ", w, " x ", h, " pixels, more than the ", kMaxImagePixels,
+         " a dataset image may have (Pillow's decompression-bomb limit); downscale it");
+  }
+}
+
+// Width and height from a PNG or BMP header (0 x 0 for other formats), checked before OpenCV allocates.
+void headerSize(const std::string& b, int64_t* w, int64_t* h) {
+  const auto* p = reinterpret_cast<const uint8_t*>(b.data());
+  *w = *h = 0;
+  if (b.size() >= 24 && std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0 && std::memcmp(p + 12, "IHDR", 4) == 0) {
+    *w = rd32(p + 16, false);
+    *h = rd32(p + 20, false);
+  } else if (b.size() >= 26 && p[0] == 'B' && p[1] == 'M' && rd32(p + 14, true) >= 40) {
+    *w = int32_t(rd32(p + 18, true));
+    *h = int32_t(rd32(p + 22, true));
+    *w = *w < 0 ? -*w : *w;
+    *h = *h < 0 ? -*h : *h;  // negative height = top-down rows
+  }
+}
+
+// Decodes to BGR; `colorspace` is tjDecompressHeader3's (a CMYK or YCCK JPEG cannot be decoded to BGR by
+// libjpeg-turbo directly, so it is decoded as CMYK and converted).
+void decodeJpegInto(tjhandle h, const std::string& bytes, cv::Mat& out, int w, int hgt, int flags,
+                    const std::string& what, int colorspace) {
+  const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+  cv::Mat raw(hgt, w, cmyk ? CV_8UC4 : CV_8UC3);
+  if (tjDecompress2(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), raw.data, w, 0,
+                    hgt, cmyk ? TJPF_CMYK : TJPF_BGR, flags) != 0) {
+    // Warnings (e.g. premature end of data) mean a truncated or corrupt file: reject, never half-use.
+    fail(what, ": corrupt JPEG data (", tjGetErrorStr2(h), ")");
+  }
+  if (cmyk)
+    cmykToBgr(raw, out);
+  else
+    out = raw;
+}
+
 cv::Mat decodeOther(const std::string& bytes, const std::string& what) {
+  int64_t hw = 0, hh = 0;
+  headerSize(bytes, &hw, &hh);
+  checkPixels(hw, hh, what);
 #ifdef YW_HAVE_OPENCV_IMGCODECS
   const cv::Mat buf(1, int(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat img;
@@ -124,8 +180,9 @@ cv::Mat decodeJpeg(const std::string& bytes, const std::string& what) {
     fail(what, ": not a readable JPEG (", tjGetErrorStr2(h), ")");
   }
   if (w <= 0 || hgt <= 0) fail(what, ": JPEG has zero size");
+  checkPixels(w, hgt, what);
   cv::Mat out;
-  decodeJpegInto(h, bytes, out, w, hgt, TJFLAG_ACCURATEDCT, what);
+  decodeJpegInto(h, bytes, out, w, hgt, TJFLAG_ACCURATEDCT, what, colorspace);
   return out;
 }
 
@@ -196,6 +253,7 @@ ImageProbe probeImage(const std::string& path) {
         r.reason = "image has zero size";
         return r;
       }
+      checkPixels(w, hgt, "image");
       if (!jpegHasEnd(bytes)) {
         r.reason = "truncated JPEG: the file ends without an end-of-image marker (" +
                    std::to_string(bytes.size()) + " bytes); re-export or re-download it";
@@ -204,7 +262,7 @@ ImageProbe probeImage(const std::string& path) {
       // Decoding at 1/8 scale still entropy-decodes every block, so corrupt data is found, cheaply.
       cv::Mat small;
       decodeJpegInto(h, bytes, small, TJSCALED(w, (tjscalingfactor{1, 8})),
-                     TJSCALED(hgt, (tjscalingfactor{1, 8})), TJFLAG_FASTDCT, "image");
+                     TJSCALED(hgt, (tjscalingfactor{1, 8})), TJFLAG_FASTDCT, "image", cs);
       const int o = jpegExifOrientation(bytes);
       r.width = o >= 5 ? hgt : w;
       r.height = o >= 5 ? w : hgt;
@@ -250,6 +308,7 @@ cv::Mat loadImage(const std::string& path, int max_side, bool fast, int* orig_w,
         w <= 0 || hgt <= 0) {
       fail(path, ": not a readable JPEG (", tjGetErrorStr2(h), ")");
     }
+    checkPixels(w, hgt, path);
     // Pick the smallest DCT scale M/8 that still gives at least the target size (only when >= 2x smaller).
     tjscalingfactor sf{1, 1};
     if (fast && max_side > 0 && 2 * max_side <= std::max(w, hgt)) {
@@ -262,7 +321,7 @@ cv::Mat loadImage(const std::string& path, int max_side, bool fast, int* orig_w,
     }
     // OpenCV's imread settings (accurate integer DCT, fancy upsampling) always: the fast DCT saved no
     // measurable time with libjpeg-turbo's SIMD code, and the pixels then match Ultralytics' when unscaled.
-    decodeJpegInto(h, bytes, img, TJSCALED(w, sf), TJSCALED(hgt, sf), TJFLAG_ACCURATEDCT, path);
+    decodeJpegInto(h, bytes, img, TJSCALED(w, sf), TJSCALED(hgt, sf), TJFLAG_ACCURATEDCT, path, cs);
     const int o = jpegExifOrientation(bytes);
     if (o != 1) img = applyExifOrientation(img, o);
     w0 = o >= 5 ? hgt : w;

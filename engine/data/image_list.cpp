@@ -18,18 +18,38 @@ std::string lower(std::string s) {
   return s;
 }
 
-void listFolder(const fs::path& dir, std::vector<std::string>& out) {
+// Lists image files under `dir`, following symbolic links to folders (a dataset folder is often a link to
+// another disk) but entering each real folder once, so a link loop cannot recurse forever. A link to an image
+// that no longer exists goes to `broken`, so the scan reports it instead of skipping it silently.
+void listFolderInto(const fs::path& dir, std::vector<std::string>& out, std::vector<std::string>& broken) {
   std::error_code ec;
+  std::set<fs::path> entered{fs::canonical(dir, ec)};
   fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
   if (ec) fail("cannot list '", dir.string(), "': ", ec.message());
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) fail("cannot list '", dir.string(), "': ", ec.message());
-    if (it->is_regular_file(ec) && isImageFile(it->path().string()))
-      out.push_back(it->path().lexically_normal().string());
+    const std::string path = it->path().lexically_normal().string();
+    if (it->is_directory(ec)) {
+      if (!entered.insert(fs::canonical(it->path(), ec)).second || ec) it.disable_recursion_pending();
+      ec.clear();
+    } else if (it->is_regular_file(ec)) {
+      if (isImageFile(path)) out.push_back(path);
+    } else if (it->is_symlink(ec) && isImageFile(path) && !fs::exists(it->path(), ec)) {
+      broken.push_back(path);
+    }
+    ec.clear();
   }
 }
 
 }  // namespace
+
+std::vector<std::string> listImageFolder(const std::string& dir, std::vector<std::string>* broken) {
+  std::vector<std::string> out, links;
+  listFolderInto(dir, out, links);
+  std::sort(out.begin(), out.end());
+  if (broken) *broken = std::move(links);
+  return out;
+}
 
 bool isImageFile(const std::string& path) {
   static const std::set<std::string> exts = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"};
@@ -54,7 +74,7 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
     std::error_code ec;
     const fs::path p(src);
     if (fs::is_directory(p, ec)) {
-      listFolder(p, r.images);
+      listFolderInto(p, r.images, r.missing);
       const std::string mirrored = labelPathFor((p / "x.jpg").string());
       label_dirs.push_back(fs::path(mirrored).parent_path());
     } else if (lower(p.extension().string()) == ".txt") {

@@ -16,8 +16,13 @@ struct SplitFiles {
   std::vector<std::string> images;  ///< sorted, unique
   std::vector<std::string>
       orphans;  ///< label files under a labels/ folder mirroring a source folder, without image
-  std::vector<std::string> missing;  ///< entries of .txt lists that do not exist
+  std::vector<std::string> missing;  ///< entries of .txt lists, or links in folders, to no existing file
 };
+
+/// The image files under a folder, sorted, recursively; links to folders are followed (each real folder
+/// entered once, so link loops end). Links to images that do not exist go to `broken` when given. Throws
+/// ywb::Error when the folder cannot be read.
+std::vector<std::string> listImageFolder(const std::string& dir, std::vector<std::string>* broken = nullptr);
 
 /// Lists a split's images (recursively for folders) and its orphan label files. Throws ywb::Error when a
 /// source cannot be read.

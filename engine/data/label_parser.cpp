@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace ywb {
 namespace {
@@ -82,8 +84,11 @@ std::string parseRow(const std::vector<std::string>& f, int nc, LabelBox* box) {
 
 LabelParseResult parseLabels(const std::string& text, int nc) {
   LabelParseResult r;
-  std::vector<int> box_line;
-  std::istringstream in(text);
+  // Row seen -> its line: duplicates found in O(log n) so a hostile file of many rows cannot stall a scan.
+  std::map<std::tuple<int, float, float, float, float>, int> seen;
+  // A UTF-8 byte-order mark (Windows Notepad writes one) is invisible to the user and would make the first
+  // row "non-numeric"; it is not part of the data, so it is skipped.
+  std::istringstream in(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -104,15 +109,14 @@ LabelParseResult parseLabels(const std::string& text, int nc) {
       r.problems.push_back({lineno, "zero-area box dropped"});
       continue;
     }
-    const auto dup = std::find(r.boxes.begin(), r.boxes.end(), b);
-    if (dup != r.boxes.end()) {
+    const auto [it, fresh] = seen.emplace(std::make_tuple(b.cls, b.cx, b.cy, b.w, b.h), lineno);
+    if (!fresh) {
       ++r.duplicates_removed;
-      r.problems.push_back({lineno, "duplicate row removed (same as line " +
-                                        std::to_string(box_line[size_t(dup - r.boxes.begin())]) + ")"});
+      r.problems.push_back(
+          {lineno, "duplicate row removed (same as line " + std::to_string(it->second) + ")"});
       continue;
     }
     r.boxes.push_back(b);
-    box_line.push_back(lineno);
   }
   if (r.invalid) r.boxes.clear();
   return r;

@@ -27,13 +27,15 @@ namespace fs = std::filesystem;
 namespace ywb {
 namespace {
 
-std::vector<std::string> sourceImages(const std::string& source) {
+// The images of source= (an image or a folder, listed as dataset folders are); links to missing images
+// are reported in `skipped`.
+std::vector<std::string> sourceImages(const std::string& source, std::vector<std::string>& skipped) {
   std::vector<std::string> out;
   if (fs::is_directory(source)) {
-    for (const auto& e : fs::recursive_directory_iterator(source)) {
-      if (e.is_regular_file() && isImageFile(e.path().string())) out.push_back(e.path().string());
-    }
-    std::sort(out.begin(), out.end());
+    std::vector<std::string> broken;
+    out = listImageFolder(source, &broken);
+    for (const auto& b : broken)
+      skipped.push_back(b + ": broken link (the image it points to does not exist)");
     if (out.empty()) fail("source=", source, ": no images (jpg, jpeg, png, bmp, tif, webp) in that folder");
   } else if (fs::is_regular_file(source)) {
     out.push_back(source);
@@ -117,7 +119,7 @@ PredictReport predictImages(const PredictOptions& o) {
     rep.names = lm.names;
     if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
     torch::NoGradGuard no_grad;
-    for (const auto& path : sourceImages(o.source)) {
+    for (const auto& path : sourceImages(o.source, rep.skipped)) {
       int ow = 0, oh = 0;
       cv::Mat img;
       try {

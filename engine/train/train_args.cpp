@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -88,7 +89,29 @@ void parseInto(const std::string& key, const std::string& text, double, double, 
   else
     fail(key, "=", text, ": expected true or false");
 }
-void parseInto(const std::string&, const std::string& text, double, double, std::string& out) {
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool validUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto t = static_cast<unsigned char>(s[i + k]);
+      if ((t & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (t & 0x3F);
+    }
+    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Text arguments become folder names and args.yaml entries, so they must be UTF-8 (YAML's own encoding):
+// bytes of another code page would be written back as different text and the run could not be repeated.
+void parseInto(const std::string& key, const std::string& text, double, double, std::string& out) {
+  if (!validUtf8(text)) fail(key, ": the value is not valid UTF-8 text; save the file as UTF-8");
   out = text;
 }
 
@@ -181,7 +204,11 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
   if (!root.IsMap()) fail(path, ": expected a mapping of argument: value");
   std::vector<std::string> unknown;
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) {
+      fail(path, ":", kv.first.Mark().line + 1,
+           ": each entry needs a plain argument name (found a list, a mapping or no name)");
+    }
+    const std::string key = kv.first.Scalar();
     const YAML::Node& val = kv.second;
     std::string text;
     if (val.IsNull()) {

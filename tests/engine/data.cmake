@@ -5,3 +5,5 @@ ywb_add_test(test_data_loader SOURCES test_data_loader.cpp LABELS unit ENGINE_IN
 ywb_add_test(test_dataset_yaml SOURCES test_dataset_yaml.cpp LABELS unit TIMEOUT 60)
 ywb_add_test(test_beside_ultralytics SOURCES test_beside_ultralytics.cpp LABELS unit TIMEOUT 300)
 ywb_add_test(test_dataset_listing SOURCES test_dataset_listing.cpp LABELS unit TIMEOUT 120)
+# Odd paths and images (issue 17, hostile files): scan, 1-epoch train and predict over them.
+ywb_add_test(test_hostile_files SOURCES test_hostile_files.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 180)

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "cuda/cuda_runtime.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "model/model_handle_impl.h"
@@ -15,6 +16,7 @@
 #include "train/checkpoint_state.h"
 #include "train/epoch_decision.h"
 #include "train/lr_schedule.h"
+#include "train/nonfinite_rollback.h"
 #include "train/run_dir.h"
 #include "train/train_session.h"
 #include "train/validator.h"
@@ -85,6 +87,10 @@ std::shared_ptr<ModelHandle> Trainer::emaSnapshot() const {
 
 namespace {
 
+bool isOutOfMemory(const std::string& why) {
+  return why.find("out of memory") != std::string::npos;
+}
+
 EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   EpochMetrics em;
   em.epoch = epoch;
@@ -94,8 +100,26 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.conf = s.args.conf;
   vo.iou = s.args.iou;
   vo.max_det = s.args.max_det;
-  const ValidationResult v = runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device,
-                                           [&] { return s.stop->load(); });
+  ValidationResult v;
+  for (;;) {
+    try {
+      v = runValidation(
+          *s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); },
+          [&](int64_t n) { s.hooks->beforeStep(n); });
+      break;
+    } catch (...) {
+      // A run that trains must not die in validation: its batch (twice the training batch, as Ultralytics')
+      // is halved until it fits, for the rest of the run. The training batch stays.
+      const std::string why = describeCurrentException();
+      if (!isOutOfMemory(why) || s.val_batch <= 1) throw;
+      const int smaller = s.val_batch / 2;
+      s.log("validation ran out of memory with batch " + std::to_string(s.val_batch) +
+            ": validating with batch " + std::to_string(smaller) +
+            " from now on (the training batch is unchanged)");
+      if (s.device.is_cuda()) cuda::emptyCache();
+      buildValLoader(s, smaller);
+    }
+  }
   em.validated = true;
   em.val_box = v.box;
   em.val_cls = v.cls;
@@ -155,10 +179,6 @@ namespace {
 struct FirstEpochOom {
   std::string message, run_dir;
 };
-
-bool isOutOfMemory(const std::string& why) {
-  return why.find("out of memory") != std::string::npos;
-}
 
 }  // namespace
 
@@ -238,6 +258,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
       const bool complete = trainEpoch(s, epoch, tloss, lr);
+      std::string nonfinite_line;
+      const int64_t nonfinite_steps = s.nonfinite.takeEpochSkipped(epoch, &nonfinite_line);
+      if (!nonfinite_line.empty()) s.log(nonfinite_line);
+      if (s.nonfinite.burst()) {  // NaN/Inf steps in a row: back to the last checkpoint once, else stop
+        epoch = rollBackAfterNonFiniteBurst(s, epoch) - 1;
+        continue;
+      }
       ++s.epochs_run;
       if (!complete) {
         // Stopped mid-epoch: keep the weights of this partial epoch; a resume repeats the epoch.
@@ -256,6 +283,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       em.epochs = s.epochs;
       if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
       if (s.isMain()) reportFailedImages(s, epoch, em, sum);
+      em.nonfinite_steps = nonfinite_steps;
       em.train_box = tloss[0];
       em.train_cls = tloss[1];
       em.train_dfl = tloss[2];
@@ -307,6 +335,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.best_fitness = s.best_fitness;
     sum.seconds = s.elapsed();
     sum.images_per_s = s.train_seconds > 0 ? double(s.images_trained) / s.train_seconds : 0;
+    sum.nonfinite_steps = s.nonfinite.totalSkipped();
+    sum.nonfinite_rollbacks = s.nonfinite.rollbacks();
     s.phase(sum.stopped ? TrainPhase::Stopped : TrainPhase::Finished, sum.stop_reason);
     if (s.observer) s.observer->onFinished(sum);
     return sum;

@@ -42,7 +42,8 @@ void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2)
 
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
                                const loss::DetectionLoss* loss, int num_classes, const ValidatorOptions& opt,
-                               const at::Device& device, const std::function<bool()>& should_stop) {
+                               const at::Device& device, const std::function<bool()>& should_stop,
+                               const std::function<void(int64_t)>& before_batch) {
   ValidationResult res;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();
@@ -55,6 +56,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   Batch batch;
   while (loader.next(batch)) {
     if (should_stop && should_stop()) break;
+    if (before_batch) before_batch(batch.images.size(0));
     auto t0 = Clock::now();
     at::Tensor x = batch.images.to(device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(device);

@@ -41,11 +41,13 @@ struct ValidationResult {
 LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers);
 
 /// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
-/// `loss` may be null (no validation losses). `should_stop` is polled between batches.
+/// `loss` may be null (no validation losses). `should_stop` is polled between batches; `before_batch` (may
+/// be empty) is called with each batch's image count before its forward pass (the trainer's test hooks).
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
                                const loss::DetectionLoss* loss, int num_classes,
                                const ValidatorOptions& options, const at::Device& device,
-                               const std::function<bool()>& should_stop = {});
+                               const std::function<bool()>& should_stop = {},
+                               const std::function<void(int64_t)>& before_batch = {});
 
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.
 void unletterbox(const ImageMeta& meta, float& x1, float& y1, float& x2, float& y2);

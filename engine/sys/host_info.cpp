@@ -1,6 +1,7 @@
 #include "sys/host_info.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -51,6 +52,12 @@ int64_t processRss() {
   int64_t size = 0, resident = 0;
   if (!(in >> size >> resident)) return 0;
   return resident * int64_t(sysconf(_SC_PAGESIZE));
+}
+
+void releaseFreeHeapMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 int64_t processPeakRss() {

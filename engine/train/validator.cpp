@@ -62,7 +62,19 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);
     t0 = Clock::now();
-    std::vector<at::Tensor> feats = model.forward(x);
+    std::vector<at::Tensor> feats;
+    const int64_t slice = opt.max_forward_batch;
+    if (slice > 0 && x.size(0) > slice) {
+      std::vector<std::vector<at::Tensor>> levels;  // [level][slice]
+      for (int64_t s = 0; s < x.size(0); s += slice) {
+        const std::vector<at::Tensor> part = model.forward(x.narrow(0, s, std::min(slice, x.size(0) - s)));
+        levels.resize(part.size());
+        for (size_t l = 0; l < part.size(); ++l) levels[l].push_back(part[l]);
+      }
+      for (auto& l : levels) feats.push_back(at::cat(l, 0));
+    } else {
+      feats = model.forward(x);
+    }
     for (auto& f : feats) f = f.to(at::kFloat);
     at::Tensor pred = model.detect()->decode(feats);
     if (loss) loss_sum += (*loss)(feats, targets).items.to(device);

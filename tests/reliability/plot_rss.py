@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws memory curves as small standalone SVG files (no plotting library needed).
 
-  plot_rss.py OUT.svg "Title" "x label" CSV [CSV ...]
+  plot_rss.py OUT.svg "Title" "x label" [LABEL=]CSV [[LABEL=]CSV ...]
 
 Each CSV has a header and numeric first two columns (x, bytes); a third column, if present, names the phase
 of each sample and is drawn as coloured bands (training / validating / saving). Bytes are shown in MB.
@@ -44,7 +44,8 @@ def nice_ticks(lo, hi, n=5):
 
 def main():
     out, title, xlabel, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    series = [read(p) for p in paths]
+    labels = [p.split("=", 1)[0] if "=" in p else "" for p in paths]
+    series = [read(p.split("=", 1)[1] if "=" in p else p) for p in paths]
     allx = [x for s in series for x in s[0]]
     ally = [y for s in series for y in s[1]]
     x0, x1 = min(allx), max(allx)
@@ -86,6 +87,11 @@ def main():
         if len(xs) <= 30:
             for x, y in zip(xs, ys):
                 e.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{c}"/>')
+    for k, lab in enumerate(labels):
+        if lab:
+            c = COLOURS[k % len(COLOURS)]
+            e.append(f'<rect x="{L + 10}" y="{T + 8 + 16 * k}" width="12" height="3" fill="{c}"/>')
+            e.append(f'<text x="{L + 28}" y="{T + 13 + 16 * k}">{lab}</text>')
     e.append(f'<text x="{W / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>')
     e.append(f'<text x="{(L + W - R) / 2}" y="{H - 8}" text-anchor="middle">{xlabel}</text>')
     e.append(f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 {(T + H - B) / 2})">'

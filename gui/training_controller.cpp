@@ -113,6 +113,7 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   thread_->setObjectName("ywb-trainer");
   connect(thread_, &QThread::finished, this, [this] {
     running_ = false;
+    ywb::releaseFreeHeapMemory();  // the trainer gave its pages back; this gives back the run's last events'
     Q_EMIT stoppedRunning();
   });
   thread_->start();

@@ -11,11 +11,6 @@ int logicalCpuCount();
 void memoryInfo(int64_t* total, int64_t* available);
 /// Resident set size of this process in bytes.
 int64_t processRss();
-/// Hands the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere). glibc keeps
-/// memory freed by a thread in that thread's arena, and every run starts new threads (trainer, loader
-/// workers), so without this each finished run in a long-lived process (the GUI) left its peak behind:
-/// measured +40% RSS over five GUI runs (docs/RELIABILITY.md).
-void releaseFreeHeapMemory();
 /// Peak resident set size of this process since it started, in bytes (getrusage's ru_maxrss).
 int64_t processPeakRss();
 /// Free bytes on the filesystem holding `path` (or its nearest existing parent); -1 when unknown.

@@ -8,6 +8,7 @@
 #include "cli_training_run.h"
 #include "ywb/dist.h"
 #include "ywb/error.h"
+#include "ywb/heap.h"
 #include "ywb/run_record.h"
 #include "ywb/trainer.h"
 
@@ -57,6 +58,9 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ywb::TrainPhase>("ywb::TrainPhase");
   qRegisterMetaType<ywb::EpochMetrics>("ywb::EpochMetrics");
   qRegisterMetaType<ywb::TrainSummary>("ywb::TrainSummary");
+  // Runs start new threads; without a cap each left its freed memory in its own malloc arena (the GUI's RSS
+  // grew run after run; tests/gui/test_gui_memory.cpp).
+  ywb::limitHeapArenas(2);
 }
 
 TrainingController::~TrainingController() {
@@ -110,6 +114,7 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   thread_->setObjectName("ywb-trainer");
   connect(thread_, &QThread::finished, this, [this] {
     running_ = false;
+    ywb::releaseFreeHeapMemory();  // the trainer gave its pages back; this gives back the run's last events'
     Q_EMIT stoppedRunning();
   });
   thread_->start();

@@ -106,6 +106,12 @@ void TrainProgress::onFinished(const TrainSummary& s) {
     std::printf("%lld training image load(s) failed and were replaced by grey, e.g. %s\n",
                 (long long)s.failed_image_loads, s.failed_images.empty() ? "?" : s.failed_images[0].c_str());
   }
+  if (s.nonfinite_steps > 0) {
+    std::printf(
+        "%lld optimizer step(s) skipped for a NaN/Inf loss or gradients; %d rollback(s) to the last "
+        "checkpoint\n",
+        (long long)s.nonfinite_steps, s.nonfinite_rollbacks);
+  }
   std::printf("Results in %s (weights/last.safetensors%s)\n", s.run_dir.c_str(),
               s.best.empty() ? "" : ", weights/best.safetensors");
 }

@@ -43,6 +43,7 @@ void epochFields(M& m, V&& v) {
   v("best", m.best);
   v("validated", m.validated);
   v("failed_images", m.failed_images);
+  v("nonfinite_steps", m.nonfinite_steps);
 }
 
 template <class M, class V>
@@ -78,6 +79,8 @@ void summaryFields(S& s, V&& v) {
   v("amp", s.amp);
   v("failed_image_loads", s.failed_image_loads);
   v("failed_images", s.failed_images);
+  v("nonfinite_steps", s.nonfinite_steps);
+  v("nonfinite_rollbacks", s.nonfinite_rollbacks);
 }
 
 // The two visitors: write a field into a JSON object, or read it back (a missing key leaves the default).

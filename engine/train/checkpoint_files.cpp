@@ -155,7 +155,7 @@ void CheckpointFiles::save(const CheckpointParts& parts, int epoch, bool is_best
     // periodic copy) are on disk already, so a kill between the files leaves the previous `last` and a
     // resume repeats the epoch. (Written first, a kill before the link left a `last` naming a best epoch that
     // best did not hold; found by test_kill_storm.)
-    const std::string first = is_best ? bestPath(run_dir_)
+    const std::string first = is_best            ? bestPath(run_dir_)
                               : period_epoch > 0 ? epochPath(run_dir_, period_epoch)
                                                  : last;
     saveCheckpoint(first, parts);

@@ -23,6 +23,8 @@ void eachField(State& c, Visit&& visit) {
   visit("elapsed", c.elapsed, true);
   visit("images_trained", c.images_trained, true);
   visit("train_seconds", c.train_seconds, true);
+  visit("lr_scale", c.lr_scale, false);
+  visit("nonfinite_rollbacks", c.nonfinite_rollbacks, false);
   visit("args", c.args, true);
   visit("run_dir", c.run_dir, true);
   visit("nc", c.nc, false);

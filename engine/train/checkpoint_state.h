@@ -23,6 +23,8 @@ struct CheckpointState {
   double elapsed = 0;  ///< seconds of all sessions so far
   int64_t images_trained = 0;
   double train_seconds = 0;
+  double lr_scale = 1;          ///< learning rate relative to the arguments' (0.5 after a NaN rollback)
+  int nonfinite_rollbacks = 0;  ///< NaN/Inf rollbacks done (train/nonfinite_rollback.h)
   // What the run is.
   std::string args;  ///< the run's arguments as YAML (trainArgsToYaml)
   std::string run_dir;

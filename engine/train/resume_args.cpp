@@ -59,7 +59,8 @@ std::string resolveResumeCheckpoint(const std::string& path) {
 std::string startOverArgsYaml(const std::string& resume) {
   const fs::path dir(resume), yaml = dir / "args.yaml";
   std::error_code ec;
-  if (!fs::is_directory(dir, ec) || fs::exists(CheckpointFiles::lastPath(resume), ec) || !fs::exists(yaml, ec))
+  if (!fs::is_directory(dir, ec) || fs::exists(CheckpointFiles::lastPath(resume), ec) ||
+      !fs::exists(yaml, ec))
     return "";
   return yaml.string();
 }

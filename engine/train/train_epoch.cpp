@@ -1,12 +1,16 @@
 // One training epoch (warmup, autocast, loss scaling, accumulation, clipping, EMA) and checkpoint saving.
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/error.h"
 #include "core/torch_compat.h"
 #include "cuda/cuda_runtime.h"
+#include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
@@ -21,19 +25,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void optimizerStep(TrainSession& s) {
+StepOutcome optimizerStep(TrainSession& s) {
   s.scaler->unscale(*s.optimizer);
-  clipGradNorm(s.model->parameters(), 10.0);  // no host sync (LibTorch's version returns a double)
-  s.scaler->step(*s.optimizer);
+  // no host sync here (LibTorch's version returns a double); the scaler reads its finiteness once
+  const at::Tensor grad_norm = clipGradNorm(s.model->parameters(), 10.0);
+  std::function<bool(bool)> agree;  // every rank must skip the same steps
+  if (s.dist) agree = [&s](bool bad) { return s.dist->anyTrue(bad, "sharing NaN/Inf loss flags"); };
+  const StepOutcome out = s.scaler->step(*s.optimizer, grad_norm, agree);
   s.scaler->update();
-  s.optimizer->zero_grad();
+  s.optimizer->zero_grad();  // a skipped step's gradients are dropped here
   StepProfiler* prof = s.hooks->profiler();
   if (prof) prof->mark(StepSegment::Optimizer);
-  {
+  if (out !=
+      StepOutcome::NonFinite) {  // an fp16 overflow still updates the EMA (as Ultralytics); NaN/Inf not
     const RunTiming::Scope timed(&s.timing, RunSegment::Ema);
     s.ema->update(*s.model);
   }
   if (prof) prof->mark(StepSegment::Ema);
+  return out;
 }
 
 void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
@@ -65,6 +74,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   s.model->train();
   s.accel->startEpoch(epoch);  // the loader's epoch; on CUDA also the side-stream prefetch
   at::Tensor mean_loss = at::zeros({3}, at::TensorOptions().device(s.device));
+  at::Tensor finite_batches = at::zeros({}, at::TensorOptions().device(s.device));  // in mean_loss
   const int log_every = s.device.is_cuda() ? 10 : 1;  // every .item() is a device sync
   Batch batch;
   int64_t i = 0;
@@ -89,7 +99,9 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     }
     applyWarmup(s, ni, epoch);
     s.hooks->beforeStep(batch.images.size(0));
+    if (!s.nonfinite.windowOpen()) s.nonfinite.beginWindow(*s.model, epoch, i);
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
+    if (s.hooks->poisonBatch()) x.fill_(std::numeric_limits<float>::quiet_NaN());  // test hook
     if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     // grouped by the loader on the host: the loss needs no device-to-host read of the targets
     const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
@@ -103,10 +115,19 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     if (s.dist) distAfterBackward(s, epoch, i);
     if (prof) prof->mark(StepSegment::Backward);
     if (ni - s.last_opt_step >= s.accumulate) {
-      optimizerStep(s);
+      const StepOutcome out = optimizerStep(s);
       s.last_opt_step = ni;
+      if (out == StepOutcome::NonFinite)
+        s.nonfinite.skipped(*s.model, epoch, i);
+      else
+        s.nonfinite.closeWindow(out == StepOutcome::Stepped);
     }
-    mean_loss = (mean_loss * double(i) + lr.items.to(s.device)) / double(i + 1);
+    {  // running mean over the batches with a finite loss (no host sync; the same arithmetic as Ultralytics')
+      const at::Tensor items = lr.items.to(s.device);
+      const at::Tensor ok = items.isfinite().all();
+      mean_loss = at::where(ok, (mean_loss * finite_batches + items) / (finite_batches + 1), mean_loss);
+      finite_batches = finite_batches + ok;
+    }
     const auto t_step = Clock::now();
     const double step_s = std::chrono::duration<double>(t_step - t0).count();
     s.timing.add(RunSegment::Step, step_s - (s.timing.seconds(RunSegment::Ema) - ema_before));
@@ -146,12 +167,14 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     }
     s.timing.add(RunSegment::Logging, std::chrono::duration<double>(Clock::now() - t_step).count());
     if (s.after_step) s.after_step();
+    if (s.nonfinite.burst()) return false;                  // the trainer rolls back or stops
     if (!s.dist && s.stop && s.stop->load()) return false;  // distributed: agreed at the next step
     if (s.hooks->afterStep()) break;                        // e.g. a benchmark has run its steps
   }
   at::Tensor l = mean_loss.to(at::kCPU);
+  const bool none_finite = i > 0 && finite_batches.item<float>() == 0;  // every batch NaN/Inf: say so
   for (int k = 0; k < 3; ++k) {
-    tloss[k] = l[k].item<double>();
+    tloss[k] = none_finite ? std::numeric_limits<double>::quiet_NaN() : l[k].item<double>();
     lr_out[k] = groupLr(*s.optimizer, size_t(k));
   }
   return true;
@@ -177,6 +200,8 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   st.elapsed = s.elapsed();
   st.images_trained = s.images_trained;
   st.train_seconds = s.train_seconds;
+  st.lr_scale = s.lr_scale;
+  st.nonfinite_rollbacks = s.nonfinite.rollbacks();
   st.args = trainArgsToYaml(s.args);
   st.run_dir = s.run_dir;
   st.nc = s.nc;

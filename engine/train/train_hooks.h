@@ -20,6 +20,12 @@ class TrainHooks {
   virtual StepProfiler* profiler() { return nullptr; }
   /// After a step; true ends the epoch early.
   virtual bool afterStep() { return false; }
+  /// Before the forward pass of each training batch: true fills the batch's input with NaN, so the forward
+  /// pass (BatchNorm statistics included), the loss and the gradients all turn NaN, as a corrupt input does.
+  virtual bool poisonBatch();
+
+ private:
+  int64_t batches_seen_ = 0;  ///< training batches of this session so far (rollbacks do not reset it)
 };
 
 /// `ywb bench train`: every segment timed, and the epoch ends once `step_limit` steps have run in total.

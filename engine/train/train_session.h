@@ -16,6 +16,7 @@
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
 #include "train/model_ema.h"
+#include "train/nonfinite_guard.h"
 #include "train/optimizer_factory.h"
 #include "train/run_timing.h"
 #include "train/train_hooks.h"
@@ -44,9 +45,12 @@ struct TrainSession {
   std::unique_ptr<ModelEma> ema;
   std::unique_ptr<loss::DetectionLoss> loss;
   std::unique_ptr<DataLoader> train_loader, val_loader;
+  int val_batch = 0;  ///< the validation loader's batch (2 x batch; halved after running out of memory)
   std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
+  NonFiniteGuard nonfinite;  ///< bad (NaN/Inf) steps: counted, skipped, rolled back after a burst
+  double lr_scale = 1.0;     ///< initial_lr relative to the arguments' (lowered by a rollback; checkpointed)
   OptimizerChoice optim_choice;
   double initial_lr = 0.01;
   double warmup_bias_lr = 0.1;
@@ -100,6 +104,9 @@ struct TrainSession {
 
 /// Scans the dataset, builds model/EMA/loss/loaders/optimizer, runs the AMP check, restores a checkpoint.
 void setupSession(TrainSession& s, const SafetensorsFile* resume);
+
+/// (Re)builds the validation loader with `batch` images per batch.
+void buildValLoader(TrainSession& s, int batch);
 
 /// Trains one epoch. Returns false when a stop was requested mid-epoch. `tloss` gets the mean losses.
 bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]);

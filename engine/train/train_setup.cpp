@@ -115,6 +115,16 @@ void ampCheck(TrainSession& s) {
 
 }  // namespace
 
+void buildValLoader(TrainSession& s, int batch) {
+  LoaderOptions vo = validationLoaderOptions(s.args.imgsz, batch, s.args.workers);
+  vo.seed = uint64_t(s.args.seed);
+  vo.pin_memory = s.device.is_cuda();
+  vo.cache_ram = s.args.cache;
+  s.val_loader.reset();  // its worker threads and buffers go before the new ones come
+  s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
+  s.val_batch = batch;
+}
+
 int TrainSession::distRank() const {
   return dist ? dist->rank() : 0;
 }
@@ -199,12 +209,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.train_loader = std::make_unique<DataLoader>(s.train_split, lo);
   if (!s.train_loader->cacheNote().empty()) s.log(s.train_loader->cacheNote());
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
-  // (Ultralytics does the same).
-  LoaderOptions vo = validationLoaderOptions(a.imgsz, a.batch * 2, a.workers);
-  vo.seed = lo.seed;
-  vo.pin_memory = lo.pin_memory;
-  vo.cache_ram = lo.cache_ram;
-  s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
+  // (Ultralytics does the same; the trainer halves it should validation still run out of memory).
+  buildValLoader(s, a.batch * 2);
   s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist);
   if (!s.accel->note().empty()) s.log(s.accel->note());
 
@@ -253,6 +259,9 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     s.train_seconds = st->train_seconds;
     s.scaler_restore_scale = st->scaler_scale;
     s.scaler_restore_growth = st->scaler_growth;
+    s.lr_scale = st->lr_scale;  // a NaN rollback's lower learning rate stays
+    s.initial_lr *= st->lr_scale;
+    s.nonfinite.setRollbacks(st->nonfinite_rollbacks);
     // Learning rate and momentum as the uninterrupted run has them when this epoch starts (set at the end of
     // the previous epoch and by the last warmup step); within warmup the first step sets both anyway.
     if (s.warmup_iters <= 0 || nb * int64_t(s.start_epoch) > s.warmup_iters) {

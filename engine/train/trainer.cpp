@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "cuda/cuda_runtime.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "model/model_handle_impl.h"
@@ -16,10 +17,12 @@
 #include "train/checkpoint_state.h"
 #include "train/epoch_decision.h"
 #include "train/lr_schedule.h"
+#include "train/nonfinite_rollback.h"
 #include "train/resume_args.h"
 #include "train/run_dir.h"
 #include "train/train_session.h"
 #include "train/validator.h"
+#include "ywb/heap.h"
 #include "ywb/metrics.h"
 #include "ywb/results_csv.h"
 #include "ywb/weights.h"
@@ -67,17 +70,46 @@ std::shared_ptr<ModelHandle> Trainer::emaSnapshot() const {
 
 namespace {
 
+bool isOutOfMemory(const std::string& why) {
+  return why.find("out of memory") != std::string::npos;
+}
+
 EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   EpochMetrics em;
   em.epoch = epoch;
   em.epochs = s.epochs;
   s.phase(TrainPhase::Validating, "epoch " + std::to_string(epoch + 1) + " (EMA weights)");
+  // The training step's freed memory goes back first: validation's tensors have other sizes and would
+  // otherwise add to what the heap keeps (measured on CPU: peak RSS in validation above training's).
+  releaseFreeHeapMemory();
   ValidatorOptions vo;
   vo.conf = s.args.conf;
   vo.iou = s.args.iou;
   vo.max_det = s.args.max_det;
-  const ValidationResult v = runValidation(*s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device,
-                                           [&] { return s.stop->load(); });
+  // Twice the training batch is loaded (Ultralytics' letterbox shapes and results), but the model runs on
+  // at most a training batch at a time: measured on CPU, a whole 2x batch peaked at 1.6x the training step's
+  // RSS (docs/RELIABILITY.md), and a run that trains must not fail in validation.
+  vo.max_forward_batch = std::max(1, s.args.batch / s.distWorld());
+  ValidationResult v;
+  for (;;) {
+    try {
+      v = runValidation(
+          *s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); },
+          [&](int64_t n) { s.hooks->beforeStep(n); });
+      break;
+    } catch (...) {
+      // A run that trains must not die in validation: its batch (twice the training batch, as Ultralytics')
+      // is halved until it fits, for the rest of the run. The training batch stays.
+      const std::string why = describeCurrentException();
+      if (!isOutOfMemory(why) || s.val_batch <= 1) throw;
+      const int smaller = s.val_batch / 2;
+      s.log("validation ran out of memory with batch " + std::to_string(s.val_batch) +
+            ": validating with batch " + std::to_string(smaller) +
+            " from now on (the training batch is unchanged)");
+      if (s.device.is_cuda()) cuda::emptyCache();
+      buildValLoader(s, smaller);
+    }
+  }
   const double per_ms = double(v.images) / 1000.0;
   s.timing.add(RunSegment::ValData, v.data_wait_s);
   s.timing.add(RunSegment::ValPreprocess, v.ms_preprocess * per_ms);
@@ -144,10 +176,6 @@ struct FirstEpochOom {
   std::string message, run_dir;
 };
 
-bool isOutOfMemory(const std::string& why) {
-  return why.find("out of memory") != std::string::npos;
-}
-
 // A resume of a run that has trained all its epochs: nothing to do, and how to train longer.
 TrainSummary finishedAlready(TrainSession& s, const CheckpointState& st) {
   TrainSummary sum;
@@ -181,6 +209,11 @@ void noteResumeChanges(TrainSession& s, const ResumedArgs& r) {
 }  // namespace
 
 TrainSummary Trainer::run() {
+  // After the run's objects are gone (also on failure): their memory goes back to the system, so a process
+  // that starts run after run (the GUI) does not keep every run's peak.
+  struct ReleaseOnExit {
+    ~ReleaseOnExit() { releaseFreeHeapMemory(); }
+  } release;
   TrainArgs args = impl_->args;
   for (int retry = 0;; ++retry) {
     try {
@@ -280,6 +313,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
       const bool complete = trainEpoch(s, epoch, tloss, lr);
+      std::string nonfinite_line;
+      const int64_t nonfinite_steps = s.nonfinite.takeEpochSkipped(epoch, &nonfinite_line);
+      if (!nonfinite_line.empty()) s.log(nonfinite_line);
+      if (s.nonfinite.burst()) {  // NaN/Inf steps in a row: back to the last checkpoint once, else stop
+        epoch = rollBackAfterNonFiniteBurst(s, epoch) - 1;
+        continue;
+      }
       ++s.epochs_run;
       if (!complete) {
         // Stopped mid-epoch: keep the weights of this partial epoch; a resume repeats the epoch.
@@ -298,6 +338,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       em.epochs = s.epochs;
       if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
       if (s.isMain()) reportFailedImages(s, epoch, em, sum);
+      em.nonfinite_steps = nonfinite_steps;
       em.train_box = tloss[0];
       em.train_cls = tloss[1];
       em.train_dfl = tloss[2];
@@ -350,6 +391,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.seconds = s.elapsed();
     sum.images_per_s = s.train_seconds > 0 ? double(s.images_trained) / s.train_seconds : 0;
     sum.time_split = s.timing.split();
+    sum.nonfinite_steps = s.nonfinite.totalSkipped();
+    sum.nonfinite_rollbacks = s.nonfinite.rollbacks();
     s.phase(sum.stopped ? TrainPhase::Stopped : TrainPhase::Finished, sum.stop_reason);
     if (s.observer) s.observer->onFinished(sum);
     return sum;

@@ -42,7 +42,8 @@ void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2)
 
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
                                const loss::DetectionLoss* loss, int num_classes, const ValidatorOptions& opt,
-                               const at::Device& device, const std::function<bool()>& should_stop) {
+                               const at::Device& device, const std::function<bool()>& should_stop,
+                               const std::function<void(int64_t)>& before_batch) {
   ValidationResult res;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();
@@ -58,12 +59,25 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     if (!loader.next(batch)) break;
     res.data_wait_s += since(t0);
     if (should_stop && should_stop()) break;
+    if (before_batch) before_batch(batch.images.size(0));
     t0 = Clock::now();
     at::Tensor x = batch.images.to(device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);
     t0 = Clock::now();
-    std::vector<at::Tensor> feats = model.forward(x);
+    std::vector<at::Tensor> feats;
+    const int64_t slice = opt.max_forward_batch;
+    if (slice > 0 && x.size(0) > slice) {
+      std::vector<std::vector<at::Tensor>> levels;  // [level][slice]
+      for (int64_t s = 0; s < x.size(0); s += slice) {
+        const std::vector<at::Tensor> part = model.forward(x.narrow(0, s, std::min(slice, x.size(0) - s)));
+        levels.resize(part.size());
+        for (size_t l = 0; l < part.size(); ++l) levels[l].push_back(part[l]);
+      }
+      for (auto& l : levels) feats.push_back(at::cat(l, 0));
+    } else {
+      feats = model.forward(x);
+    }
     for (auto& f : feats) f = f.to(at::kFloat);
     at::Tensor pred = model.detect()->decode(feats);
     if (loss) loss_sum += (*loss)(feats, targets).items.to(device);

@@ -26,6 +26,10 @@ struct ValidatorOptions {
   bool multi_label = true;  ///< Ultralytics' validation NMS: every class above conf per box (predict: false)
   bool autocast = false;    ///< run the model under autocast (dtype set by the caller's autocast state)
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
+  /// Run the model on at most this many images at a time (0: the whole batch). The batch, its letterbox
+  /// shape, the loss and NMS stay whole, so the results are those of the whole batch; the forward pass's
+  /// temporary memory (on CPU about 20 MB per 320-px image for YOLOv8n) is that of the smaller slice.
+  int max_forward_batch = 0;
 };
 
 struct ValidationResult {
@@ -42,11 +46,13 @@ struct ValidationResult {
 LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers);
 
 /// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
-/// `loss` may be null (no validation losses). `should_stop` is polled between batches.
+/// `loss` may be null (no validation losses). `should_stop` is polled between batches; `before_batch` (may
+/// be empty) is called with each batch's image count before its forward pass (the trainer's test hooks).
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
                                const loss::DetectionLoss* loss, int num_classes,
                                const ValidatorOptions& options, const at::Device& device,
-                               const std::function<bool()>& should_stop = {});
+                               const std::function<bool()>& should_stop = {},
+                               const std::function<void(int64_t)>& before_batch = {});
 
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.
 void unletterbox(const ImageMeta& meta, float& x1, float& y1, float& x2, float& y2);

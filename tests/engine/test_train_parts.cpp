@@ -303,29 +303,55 @@ class TestTrainParts : public QObject {
     ywb::GradScaler scaler(true, 65536.0, 2.0, 0.5, /*growth_interval=*/2);
     // Injected inf gradient: the step is skipped, weights untouched, the scale halves.
     w.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity(), 1.0f});
-    QVERIFY(!scaler.step(opt));
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::Overflow);
     scaler.update();
     QCOMPARE(w[0].item<float>(), 1.0f);
     QCOMPARE(scaler.currentScale(), 32768.0);
     QCOMPARE(scaler.skippedSteps(), int64_t(1));
     // Clean gradient of 0.5 * scale: unscaled to 0.5, SGD lr 1 moves w from 1 to 0.5.
     w.mutable_grad() = torch::full({2}, 0.5f * 32768.0f);
-    QVERIFY(scaler.step(opt));
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::Stepped);
     scaler.update();
     QCOMPARE(w[1].item<float>(), 0.5f);
     QCOMPARE(scaler.currentScale(), 32768.0);  // one clean step of the two needed to grow
     w.mutable_grad() = torch::zeros({2});
-    QVERIFY(scaler.step(opt));
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::Stepped);
     scaler.update();
     QCOMPARE(scaler.currentScale(), 65536.0);  // two clean steps: doubled
     // NaN is caught like inf.
     w.mutable_grad() = torch::tensor({std::nanf(""), 0.0f});
-    QVERIFY(!scaler.step(opt));
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::Overflow);
     scaler.update();
     QCOMPARE(scaler.currentScale(), 32768.0);
-    // Disabled scaler: identity scale, always steps.
+    QCOMPARE(scaler.nonFiniteSteps(), int64_t(0));  // overflows are the scale's business, not bad steps
+    // A NaN loss is a bad step even when the gradients are finite, and it is not the scale's fault: the
+    // scale grows on as after a clean step (tracker was reset by the NaN overflow above: 0 -> 1).
+    (void)scaler.scale(torch::tensor(std::nanf("")));
+    w.mutable_grad() = torch::ones({2});
+    const float w1 = w[1].item<float>();
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::NonFinite);
+    scaler.update();
+    QCOMPARE(w[1].item<float>(), w1);
+    QCOMPARE(scaler.nonFiniteSteps(), int64_t(1));
+    // update() forgot the NaN loss: the next clean step steps.
+    w.mutable_grad() = torch::zeros({2});
+    QVERIFY(scaler.step(opt) == ywb::StepOutcome::Stepped);
+    scaler.update();
+    // Disabled scaler: identity scale; it steps unless a loss or the gradients are NaN/Inf, and its scale
+    // never changes.
     ywb::GradScaler off(false);
     QCOMPARE(off.scale(torch::tensor(3.0f)).item<float>(), 3.0f);
+    w.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity(), 0.0f});
+    const float w0 = w[0].item<float>();
+    QVERIFY(off.step(opt) == ywb::StepOutcome::NonFinite);
+    off.update();
+    QCOMPARE(w[0].item<float>(), w0);
+    QCOMPARE(off.currentScale(), 65536.0);
+    QCOMPARE(off.skippedSteps(), int64_t(0));
+    QCOMPARE(off.nonFiniteSteps(), int64_t(1));
+    w.mutable_grad() = torch::full({2}, 0.25f);  // SGD lr 1: w[0] - 0.25
+    QVERIFY(off.step(opt) == ywb::StepOutcome::Stepped);
+    QCOMPARE(w[0].item<float>(), w0 - 0.25f);
   }
   void epochDecisionRule() {
     using D = ywb::EpochDecision;

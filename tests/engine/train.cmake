@@ -11,3 +11,5 @@ ywb_add_test(test_checkpoint_disk_full SOURCES test_checkpoint_disk_full.cpp LAB
 # bit with an uninterrupted run. YWB_KILL_STORM_KILLS (default 10) and YWB_KILL_STORM_SEED; 100 kills:
 # tests/reliability/kill_storm.sh.
 ywb_add_test(test_kill_storm SOURCES test_kill_storm.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+ywb_add_test(test_nonfinite SOURCES test_nonfinite.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+ywb_add_test(test_memory SOURCES test_memory.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 600)

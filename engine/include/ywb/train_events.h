@@ -68,6 +68,8 @@ struct EpochMetrics {
   /// Training images that failed to load in this epoch (deleted or damaged after the scan), one message per
   /// image naming its file; each was replaced by a grey image and the run went on.
   std::vector<std::string> failed_images;
+  /// Optimizer steps of this epoch skipped because their loss or gradients were NaN/Inf.
+  int64_t nonfinite_steps = 0;
 };
 
 /// Wall seconds of one part of a run (see `ywb bench epoch`).
@@ -92,6 +94,8 @@ struct TrainSummary {
   int64_t failed_image_loads = 0;          ///< images that failed to load, summed over the epochs
   std::vector<std::string> failed_images;  ///< the distinct messages (first 100), naming the files
   std::vector<TimeShare> time_split;       ///< where the wall time went (engine/train/run_timing.h)
+  int64_t nonfinite_steps = 0;  ///< optimizer steps skipped for a NaN/Inf loss or gradients, whole run
+  int nonfinite_rollbacks = 0;  ///< rollbacks to the last checkpoint after a burst of such steps
 };
 
 /// Receives a run's events. Default implementations ignore them.

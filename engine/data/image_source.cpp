@@ -43,9 +43,9 @@ void ImageSource::enableDecodedBuffer(size_t capacity) {
   buffer_ = std::make_unique<DecodedBuffer>(capacity);
 }
 
-cv::Mat ImageSource::get(size_t index) const {
+cv::Mat ImageSource::get(size_t index, bool fresh) const {
   if (!cache_.empty()) return cache_[index];
-  if (buffer_) {
+  if (buffer_ && !fresh) {
     cv::Mat hit = buffer_->find(index);
     if (!hit.empty()) return hit;
   }

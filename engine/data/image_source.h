@@ -30,7 +30,8 @@ class ImageSource {
   const DecodedBuffer* decodedBuffer() const { return buffer_.get(); }
 
   /// The image resized to the loader size (BGR). Read-only. Throws ywb::Error when it cannot be decoded.
-  cv::Mat get(size_t index) const;
+  /// `fresh` skips the decoded-image buffer's copy (the result is still buffered for others).
+  cv::Mat get(size_t index, bool fresh = false) const;
   /// The size get(index) returns, known from the scan without decoding.
   cv::Size shape(size_t index) const;
   /// Bytes the RAM cache needs (3 bytes per pixel of every resized image).

@@ -119,11 +119,11 @@ SampleBuilder::SampleBuilder(std::shared_ptr<const ImageSource> source, bool aug
   hyp_.validate();
 }
 
-cv::Mat SampleBuilder::fetch(size_t index, Sample& s) const {
+cv::Mat SampleBuilder::fetch(size_t index, Sample& s, bool fresh) const {
   const double t0 = now();
   cv::Mat img;
   try {
-    img = source_->get(index);
+    img = source_->get(index, fresh);
   } catch (const std::exception& e) {
     // Bad data is reported and skipped, never a crash: a grey stand-in keeps the batch shape.
     s.errors.push_back(e.what());
@@ -174,7 +174,7 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   for (int i = 0; i < 4; ++i) {
     const cv::Rect part = placed[i] & vis;
     if (part.empty()) continue;
-    const cv::Mat img = fetch(idx[i], s);
+    const cv::Mat img = fetch(idx[i], s, /*fresh=*/i == 0);
     const cv::Rect src(part.x - placed[i].x + from[i].x, part.y - placed[i].y + from[i].y, part.width,
                        part.height);
     img(src).copyTo(canvas(part - vis.tl()));
@@ -189,7 +189,7 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f) const {
   Sample s;
   const int sz = source_->imgsz();
   const cv::Size out(sz, sz);
-  const cv::Mat img = fetch(index, s);
+  const cv::Mat img = fetch(index, s, /*fresh=*/true);
   // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
   const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
   std::vector<PixelBox> boxes;

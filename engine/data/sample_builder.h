@@ -40,7 +40,9 @@ class SampleBuilder {
   Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const;
   Sample single(size_t index, Rng& rng, const Flips& f) const;
   Sample letterboxed(size_t index, cv::Size target) const;
-  cv::Mat fetch(size_t index, Sample& s) const;
+  /// The image of `index`; `fresh` decodes it from its file even when the decoded-image buffer holds it (a
+  /// sample's own image: so a file deleted or damaged after the scan is noticed every epoch).
+  cv::Mat fetch(size_t index, Sample& s, bool fresh = false) const;
 
   std::shared_ptr<const ImageSource> source_;
   bool augment_;

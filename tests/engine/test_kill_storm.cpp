@@ -390,7 +390,8 @@ class TestKillStorm : public QObject {
                  qPrintable(QString("round %1, %2.safetensors: %3").arg(rounds).arg(f).arg(diff)));
       }
       const QStringList left = QDir(run + "/weights").entryList(QDir::Files | QDir::Hidden);
-      QVERIFY2(left == QStringList({"best.safetensors", "last.safetensors"}),
+      // previous.safetensors: the checkpoint before last, kept beside it (CheckpointFiles)
+      QVERIFY2(left == QStringList({"best.safetensors", "last.safetensors", "previous.safetensors"}),
                qPrintable("weights/ of a finished run holds " + left.join(", ")));
       const QStringList files = QDir(run).entryList(QDir::Files | QDir::Hidden);
       QVERIFY2(files == QStringList({"args.yaml", "results.csv"}),

@@ -45,6 +45,7 @@ class TestMemory : public QObject {
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString());
     ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
     args.epochs = epochs;  // validated every epoch, checkpoints every epoch, Mosaic closed for the last 10
+    args.patience = epochs + 1;  // no early stop (300 epochs of the tiny set plateau long before)
     ywb::Trainer t(args);
     RssPerEpoch rec;
     t.setObserver(&rec);

@@ -133,7 +133,7 @@ int removeAtomicWriteLeftovers(const std::string& dir) {
   int removed = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    // tempNameFor's pattern; also the ".tmp-copy" of a checkpoint copy (train/train_epoch.cpp)
+    // tempNameFor's pattern; also the ".tmp-link-" of a checkpoint link (train/checkpoint_files.cpp)
     if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp-") != std::string::npos &&
         fs::remove(it->path(), ec))
       ++removed;

@@ -252,10 +252,8 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
   d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
                                               options.augment ? options.hyp : AugmentParams::none());
   const bool mosaic_window = options.augment && !options.rect && options.recent_partners;
-  if (mosaic_window) {
-    d.recent =
-        std::make_unique<RecentImages>(RecentImages::capacityFor(d.split->images.size(), options.batch));
-  }
+  const size_t window = RecentImages::capacityFor(d.split->images.size(), options.batch);
+  if (mosaic_window) d.recent = std::make_unique<RecentImages>(window);
   if (options.decoded_buffer && !d.source->cached()) {
     const size_t budget = options.decoded_buffer_bytes
                               ? options.decoded_buffer_bytes
@@ -263,8 +261,7 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
     const size_t per_image = size_t(options.imgsz) * size_t(options.imgsz) * 3;
     if (mosaic_window) {
       // Mosaic's partner window plus the samples in flight (prefetched batches and one per worker).
-      const size_t want = RecentImages::capacityFor(d.split->images.size(), options.batch) +
-                          (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
+      const size_t want = window + (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
       d.source->enableDecodedBuffer(std::min(want, std::max<size_t>(1, budget / per_image)));
     } else if (!options.augment && d.source->cacheBytes() <= budget) {
       // Validation: the whole split when it fits, so later epochs decode nothing (same pixels).

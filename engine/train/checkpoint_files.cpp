@@ -37,14 +37,6 @@ std::string shellWord(const std::string& path) {
 
 // Temporary files of writes that never finished (a killed process): writeFileAtomic's "<name>.tmp-<pid>-<x>",
 // linkAtomic's "<name>.tmp-link-<pid>", and the ".tmp-copy" of older versions.
-void removeStaleTemporaries(const fs::path& dir) {
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.find(".tmp-") != std::string::npos && it->is_regular_file(ec)) fs::remove(it->path(), ec);
-  }
-}
-
 bool noHardLinks(int code) {
   return code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EXDEV || code == EMLINK ||
          code == ENOSYS;
@@ -145,7 +137,7 @@ CheckpointFiles::CheckpointFiles(std::string run_dir, bool last_is_good)
 
 void CheckpointFiles::save(const CheckpointParts& parts, int epoch, bool is_best, int period_epoch) {
   const std::string last = lastPath(run_dir_);
-  removeStaleTemporaries(weightsDir(run_dir_));
+  removeAtomicWriteLeftovers(weightsDir(run_dir_).string());
   try {
     std::error_code ec;
     // First: the checkpoint being replaced becomes previous (a link: no space needed). A failed write below

@@ -28,21 +28,9 @@ using ywb::test::samePrefix;
 using ywb::test::tinyRunArgs;
 using ywb::test::withArgs;
 
+using ywb::test::StopAfterEpoch;
+
 namespace {
-
-class StopAfterEpoch : public ywb::TrainObserver {
- public:
-  StopAfterEpoch(ywb::Trainer& t, int at) : trainer_(t), at_(at) {}
-  void onEpoch(const ywb::EpochMetrics& m) override {
-    if (m.epoch == at_) trainer_.requestStop();
-  }
-  void onLog(const std::string& line) override { log += line + "\n"; }
-  std::string log;
-
- private:
-  ywb::Trainer& trainer_;
-  int at_;
-};
 
 class LogRecorder : public ywb::TrainObserver {
  public:

@@ -23,20 +23,9 @@
 #include "ywb/synth.h"
 #include "ywb/trainer.h"
 
+using ywb::test::StopAfterEpoch;
+
 namespace {
-
-// Stops the run after epoch `at` (0-based) has been saved.
-class StopAfterEpoch : public ywb::TrainObserver {
- public:
-  StopAfterEpoch(ywb::Trainer& t, int at) : trainer_(t), at_(at) {}
-  void onEpoch(const ywb::EpochMetrics& m) override {
-    if (m.epoch == at_) trainer_.requestStop();
-  }
-
- private:
-  ywb::Trainer& trainer_;
-  int at_;
-};
 
 // Records phases and steps (the GUI relies on these).
 class Recorder : public ywb::TrainObserver {

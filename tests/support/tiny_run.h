@@ -10,6 +10,7 @@
 
 #include "ywb/synth.h"
 #include "ywb/train_args.h"
+#include "ywb/trainer.h"
 
 namespace ywb::test {
 
@@ -58,5 +59,20 @@ inline TrainArgs withArgs(TrainArgs args, const std::vector<std::pair<std::strin
     if (!args.set(key, value)) throw Error("unknown training argument '" + key + "'");
   return args;
 }
+
+/// Stops the run after epoch `at` (0-based) has been saved; keeps the run's log lines.
+class StopAfterEpoch : public ywb::TrainObserver {
+ public:
+  StopAfterEpoch(ywb::Trainer& t, int at) : trainer_(t), at_(at) {}
+  void onEpoch(const ywb::EpochMetrics& m) override {
+    if (m.epoch == at_) trainer_.requestStop();
+  }
+  void onLog(const std::string& line) override { log += line + "\n"; }
+  std::string log;
+
+ private:
+  ywb::Trainer& trainer_;
+  int at_;
+};
 
 }  // namespace ywb::test

@@ -16,6 +16,7 @@
 
 #include "metric_chart.h"
 #include "ywb/results_csv.h"
+#include "ywb/train_args.h"
 
 namespace ywb::gui {
 
@@ -25,6 +26,7 @@ bool RunResults::load(const QString& run_dir) {
   values.clear();
   best = -1;
   error.clear();
+  model.clear();
   const QString path = run_dir + "/results.csv";
   if (!QFileInfo::exists(path)) return false;
   try {
@@ -35,11 +37,21 @@ bool RunResults::load(const QString& run_dir) {
       for (int i = 0; i < columns.size(); ++i) values[columns[i]] << v[size_t(i)];
     }
     best = ywb::bestResultsRow(rows);
-    return true;
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
     return false;
   }
+  try {  // which model (family and scale) the run trained; a missing or broken args.yaml leaves it empty
+    const QString args_path = run_dir + "/args.yaml";
+    if (QFileInfo::exists(args_path)) {
+      ywb::TrainArgs args;
+      ywb::loadTrainArgsYaml(args_path.toStdString(), args);
+      model = QString::fromStdString(args.model);
+    }
+  } catch (const std::exception&) {
+    model.clear();
+  }
+  return true;
 }
 
 RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
@@ -66,9 +78,9 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   split->setObjectName("runsSplitter");
   table_ = new QTableWidget(split);
   table_->setObjectName("runsTable");
-  table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels(
-      {tr("Run"), tr("Epochs"), tr("Best epoch"), tr("mAP50-95"), tr("mAP50"), tr("P"), tr("R")});
+  table_->setColumnCount(8);
+  table_->setHorizontalHeaderLabels({tr("Run"), tr("Epochs"), tr("Best epoch"), tr("mAP50-95"), tr("mAP50"),
+                                     tr("P"), tr("R"), tr("Model")});
   table_->horizontalHeaderItem(3)->setToolTip(
       tr("COCO-exact mAP50-95 of the best epoch: the epoch whose weights are in weights/best (highest "
          "fitness = mAP50-95, as Ultralytics 8.3 selects)"));
@@ -128,6 +140,7 @@ void RunsTab::refresh() {
     table_->setItem(row, 4, new QTableWidgetItem(num("metrics/mAP50(B)")));
     table_->setItem(row, 5, new QTableWidgetItem(num("metrics/precision(B)")));
     table_->setItem(row, 6, new QTableWidgetItem(num("metrics/recall(B)")));
+    table_->setItem(row, 7, new QTableWidgetItem(r.model.isEmpty() ? QString("-") : r.model));
   }
   if (!runs_.isEmpty()) table_->selectRow(0);
   plotSelected();

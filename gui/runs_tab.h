@@ -22,6 +22,7 @@ struct RunResults {
   QMap<QString, QVector<double>> values;
   int best = -1;  ///< row of the epoch whose weights are in weights/best (ywb::bestResultsRow), -1: none
   QString error;  ///< why a results.csv that exists could not be read
+  QString model;  ///< the run's `model` argument from its args.yaml ("yolo11n.yaml"), empty when unreadable
   /// Reads dir/results.csv; false when missing or unreadable (then `error` says why).
   bool load(const QString& run_dir);
   int epochs() const { return values.value("epoch").size(); }

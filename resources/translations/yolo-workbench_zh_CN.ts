@@ -982,6 +982,10 @@
         <translation>R</translation>
     </message>
     <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
         <source>COCO-exact mAP50-95 of the best epoch: the epoch whose weights are in weights/best (highest fitness = mAP50-95, as Ultralytics 8.3 selects)</source>
         <translation>最佳轮次的 COCO 精确 mAP50-95：其权重保存在 weights/best 中的轮次（适应度最高，适应度 = mAP50-95，与 Ultralytics 8.3 的选择规则相同）</translation>
     </message>

@@ -128,9 +128,9 @@ class Walker {
     if (o_.dynamic) {
       std::tie(out_map, v_map) = dynamicHeads(name, a, qkv, x);
     } else {
-      const std::string flat = g_.op(
-          "Reshape", name + ".view",
-          {qkv, g_.constantInt64(name + ".view_shape", {4}, {o_.batch, heads, 2 * kd + hd, h * w})});
+      const std::string flat =
+          g_.op("Reshape", name + ".view",
+                {qkv, g_.constantInt64(name + ".view_shape", {4}, {o_.batch, heads, 2 * kd + hd, h * w})});
       const auto qkv3 = split(name + ".qkv_split", flat, {kd, kd, hd}, 2);
       const std::string qt = g_.op("Transpose", name + ".q_t", {scaledQueries(name, a, qkv3[0])},
                                    {G::attrInts("perm", {0, 1, 3, 2})});
@@ -173,12 +173,12 @@ class Walker {
     // as empty at import, which MatMul's shape check then refuses; ArgMax keeps the trailing 1.)
     const std::string c0 =
         g_.op("Slice", name + ".c0",
-              {x, g_.constantInt64(name + ".c0_starts", {1}, {0}), g_.constantInt64(name + ".c0_ends", {1}, {1}),
-               g_.constantInt64(name + ".c0_axes", {1}, {1})});
-    const std::string corner = g_.op(
-        "Cast", name + ".rows_f",
-        {g_.op("ArgMax", name + ".rows", {c0}, {G::attrInt("axis", 3), G::attrInt("keepdims", 1)})},
-        {G::attrInt("to", 1)});
+              {x, g_.constantInt64(name + ".c0_starts", {1}, {0}),
+               g_.constantInt64(name + ".c0_ends", {1}, {1}), g_.constantInt64(name + ".c0_axes", {1}, {1})});
+    const std::string corner =
+        g_.op("Cast", name + ".rows_f",
+              {g_.op("ArgMax", name + ".rows", {c0}, {G::attrInt("axis", 3), G::attrInt("keepdims", 1)})},
+              {G::attrInt("to", 1)});
     const std::string ones =
         g_.op("Add", name + ".ones",
               {g_.op("Mul", name + ".zeros", {corner, g_.constant(name + ".zero", {1}, {0.f})}),
@@ -198,7 +198,8 @@ class Walker {
       const std::string flat = d_last ? reshape(n + ".flat", perm(n + ".hwd", t, {0, 2, 3, 1}), {0, 1, 1, -1})
                                       : reshape(n + ".flat", t, {0, 1, 1, -1});
       const std::string rows = perm(n + ".rows", g_.op("MatMul", n + ".repeat", {ones, flat}), {0, 2, 1, 3});
-      return reshape(n + ".matrix", rows, d_last ? std::vector<int64_t>{0, 0, -1, d} : std::vector<int64_t>{0, 0, d, -1});
+      return reshape(n + ".matrix", rows,
+                     d_last ? std::vector<int64_t>{0, 0, -1, d} : std::vector<int64_t>{0, 0, d, -1});
     };
     std::vector<std::string> outs, vs;
     for (int64_t i = 0; i < heads; ++i) {
@@ -206,9 +207,11 @@ class Walker {
       const std::string& q = parts[size_t(3 * i)];
       const std::string& k = parts[size_t(3 * i + 1)];
       const std::string& v = parts[size_t(3 * i + 2)];
-      const std::string scores = g_.op("MatMul", hn + ".qk", {perm(hn + ".q_hwd", scaledQueries(hn, a, q), {0, 2, 3, 1}),
-                                                              perRow(hn + ".k", k, kd, false)});
-      const std::string out = g_.op("MatMul", hn + ".av", {softmaxLast(hn, scores), perRow(hn + ".v", v, hd, true)});
+      const std::string scores = g_.op(
+          "MatMul", hn + ".qk",
+          {perm(hn + ".q_hwd", scaledQueries(hn, a, q), {0, 2, 3, 1}), perRow(hn + ".k", k, kd, false)});
+      const std::string out =
+          g_.op("MatMul", hn + ".av", {softmaxLast(hn, scores), perRow(hn + ".v", v, hd, true)});
       outs.push_back(perm(hn + ".out", out, {0, 3, 1, 2}));
       vs.push_back(v);
     }

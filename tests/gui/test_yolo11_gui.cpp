@@ -3,8 +3,8 @@
 // tab says which model the run used (read from the run's args.yaml).
 #include <QComboBox>
 #include <QSignalSpy>
-#include <QTableWidget>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -43,7 +43,8 @@ class TestYolo11Gui : public QObject {
   void yolo11nTrainsFromTheGuiAndTheRunSaysSo() {
     QTemporaryDir tmp;
     QVERIFY(tmp.isValid());
-    const QString data = QString::fromStdString(ywb::test::tinyDataset(tmp.path().toStdString(), {16, 8, 96}));
+    const QString data =
+        QString::fromStdString(ywb::test::tinyDataset(tmp.path().toStdString(), {16, 8, 96}));
     ywb::gui::MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -56,8 +57,8 @@ class TestYolo11Gui : public QObject {
     combo->setCurrentIndex(at);
     QCOMPARE(hyper->args().model, std::string("yolo11n.yaml"));
     const QList<QPair<QString, QString>> settings = {
-        {"data", data},      {"epochs", "1"},   {"batch", "8"},     {"workers", "2"},
-        {"amp", "false"},    {"imgsz", "96"},   {"device", "cpu"},  {"project", tmp.path() + "/runs"},
+        {"data", data},     {"epochs", "1"},  {"batch", "8"},        {"workers", "2"},
+        {"amp", "false"},   {"imgsz", "96"},  {"device", "cpu"},     {"project", tmp.path() + "/runs"},
         {"name", "yolo11"}, {"threads", "1"}, {"warmup_epochs", "0"}};
     for (const auto& kv : settings) QVERIFY2(hyper->setValue(kv.first, kv.second), qPrintable(kv.first));
 
@@ -77,7 +78,8 @@ class TestYolo11Gui : public QObject {
     const QString run_dir = tab->lastRunDir();
     const auto meta = ywb::inspectWeights((run_dir + "/weights/last.safetensors").toStdString()).metadata;
     QVERIFY2(meta.at("model_yaml").find("yolo11n.yaml") != std::string::npos, meta.at("model_yaml").c_str());
-    QCOMPARE(ywb::modelInfo(meta.at("model_yaml"), 6).parameters, ywb::modelInfo("yolo11n.yaml", 6).parameters);
+    QCOMPARE(ywb::modelInfo(meta.at("model_yaml"), 6).parameters,
+             ywb::modelInfo("yolo11n.yaml", 6).parameters);
 
     // The Runs tab lists the run with its model.
     w.runs()->setRunsFolder(tmp.path() + "/runs");

@@ -66,6 +66,9 @@ class TrainingController : public QObject {
   void failed(const QString& message);
   /// The worker thread has ended (after finished or failed).
   void stoppedRunning();
+  /// A second after a run has ended (and no new one started), the free heap pages its end left behind (the
+  /// last events, the views' final redraws) have been handed back to the system.
+  void heapReleased();
 
  private:
   class Observer;

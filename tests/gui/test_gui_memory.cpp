@@ -4,6 +4,8 @@
 // issue asks 5%: see the assertion) of its value after the first run, which already holds everything loaded
 // once (LibTorch's kernels and thread pools, the model code, Qt's widgets). tests/reliability/rss_long_run.sh
 // runs it with more runs (YWB_GUI_RSS_RUNS) and writes the curve (YWB_RSS_CSV) for docs/RELIABILITY.md.
+#include <malloc.h>
+
 #include <QFile>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -18,6 +20,28 @@
 #include "ywb/system_monitor.h"
 
 using ywb::gui::MainWindow;
+
+namespace {
+// The kernel's split of this process's RSS (/proc/self/status): anonymous memory (the heap: our objects and
+// glibc's free lists), file-backed pages (library code paged in) and shared memory; then glibc's own count of
+// the heap bytes in use (live allocations) and free (held in its arenas, resident or not), in MB.
+QString rssParts() {
+  QFile f("/proc/self/status");
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  QStringList parts;
+  for (const QByteArray& line : f.readAll().split('\n'))
+    if (line.startsWith("RssAnon") || line.startsWith("RssFile") || line.startsWith("RssShmem")) {
+      const QList<QByteArray> w = line.simplified().split(' ');
+      if (w.size() >= 2)
+        parts << QString("%1 %2 MB").arg(QString(w[0])).arg(w[1].toDouble() / 1024.0, 0, 'f', 1);
+    }
+  const struct mallinfo2 mi = mallinfo2();
+  parts << QString("heap in use %1 MB, free %2 MB")
+               .arg(double(mi.uordblks) / 1e6, 0, 'f', 1)
+               .arg(double(mi.fordblks) / 1e6, 0, 'f', 1);
+  return parts.join(", ");
+}
+}  // namespace
 
 class TestGuiMemory : public QObject {
   Q_OBJECT
@@ -49,8 +73,10 @@ class TestGuiMemory : public QObject {
     QSignalSpy finished(ctl, &ywb::gui::TrainingController::finished);
     QSignalSpy failed(ctl, &ywb::gui::TrainingController::failed);
     QSignalSpy ended(ctl, &ywb::gui::TrainingController::stoppedRunning);
+    QSignalSpy released(ctl, &ywb::gui::TrainingController::heapReleased);
     ywb::SystemMonitor monitor;
     std::vector<int64_t> rss;
+    std::vector<double> in_use;  // glibc: bytes of live allocations
     for (int k = 0; k < runs; ++k) {
       const int seen = int(epochs.count());
       tab->startTraining();
@@ -61,9 +87,12 @@ class TestGuiMemory : public QObject {
       QTRY_VERIFY_WITH_TIMEOUT(ended.count() == k + 1, 60000);
       QCOMPARE(int(finished.count()), k + 1);
       QVERIFY(finished.last().first().value<ywb::TrainSummary>().stopped);
-      QTest::qWait(300);  // queued signals and a few chart redraws land
+      // The controller hands the free heap back a second after the end, once the views' end-of-run work is
+      // done.
+      QTRY_VERIFY_WITH_TIMEOUT(released.count() == k + 1, 10000);
       rss.push_back(monitor.sample().process_rss);
-      qInfo("after run %d: host RSS %.1f MB", k + 1, double(rss.back()) / 1e6);
+      in_use.push_back(double(mallinfo2().uordblks));
+      qInfo("after run %d: host RSS %.1f MB (%s)", k + 1, double(rss.back()) / 1e6, qPrintable(rssParts()));
     }
     const QByteArray csv = qgetenv("YWB_RSS_CSV");
     if (!csv.isEmpty()) {
@@ -76,11 +105,18 @@ class TestGuiMemory : public QObject {
     const double first = double(rss.front()), last = double(rss.back());
     qInfo("host RSS after run 1: %.1f MB, after run %d: %.1f MB (%+.2f%%)", first / 1e6, runs, last / 1e6,
           100 * (last / first - 1));
-    // The issue's bar is 5%; it is NOT met yet: measured +5.8% and +7.8% on busy cores (2026-11-22) and
-    // +10.1% on idle cores in a full ctest run (2026-11-23; a step of 12-21 MB at run 2, then +-8 MB from run
-    // to run, still unexplained; docs/RELIABILITY.md). 15% is what the fixes of this test's commit hold
-    // reliably, and it still fails the code before them (+39.6%, then +17.7% with only the heap trim).
-    QVERIFY(last < first * 1.15);
+    // The issue's bar is 5% of the first run; it is met in most runs, not in all. Since the GUI runs on one
+    // malloc arena and hands the free heap back once a run's end has settled: -0.2, +0.5, +0.6, +1.2, +1.5,
+    // +2.4, +4.1, +4.6, +8.3% in nine runs (idle cores, 2026-11-23), with the live heap flat (asserted
+    // below), so what varies is how much free memory glibc's fragmented heap keeps resident. 10% catches a
+    // leak of one model copy per run (~12 MB) and the code before the fixes (+39.6%, +17.7%, +2..+10% with
+    // two arenas).
+    QVERIFY(last < first * 1.10);
+    // What would be a leak, a growing count of live allocations, is separate from how much free memory glibc
+    // keeps resident: the live heap is flat to +0.4% over six runs (77.9 -> 78.2 MB, 2026-11-23).
+    qInfo("heap in use after run 1: %.1f MB, after run %d: %.1f MB", in_use.front() / 1e6, runs,
+          in_use.back() / 1e6);
+    QVERIFY(in_use.back() < in_use.front() * 1.03);
   }
 
  private:

@@ -7,7 +7,7 @@ namespace ywb {
 /// At most `arenas` glibc malloc arenas (nothing elsewhere). glibc gives new threads arenas of their own and
 /// keeps what they freed; every run starts new threads (trainer, loader workers), so the GUI's RSS grew run
 /// after run even with the runs' free memory handed back (docs/RELIABILITY.md: +17.7% over five runs with
-/// glibc's default of 8 per core, +5.8% to +7.8% with 2).
+/// glibc's default of 8 per core, +2% to +10% with 2, +0.6% to +2.4% with 1, which the GUI uses).
 void limitHeapArenas(int arenas);
 
 /// Hands the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere). glibc keeps

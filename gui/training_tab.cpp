@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QPainter>
 #include <QPdfWriter>
@@ -22,6 +23,7 @@
 #include "system_sampler.h"
 #include "training_controller.h"
 #include "ywb/run_record.h"
+#include "ywb/trainer.h"
 
 namespace ywb::gui {
 namespace {
@@ -200,10 +202,12 @@ void TrainingTab::startTraining() {
   begin(args);
 }
 
-void TrainingTab::resumeRun(const QString& run_dir) {
-  // The run's own arguments (resolveTrainArgs): the editor's values are not changes asked for.
+void TrainingTab::resumeRun(const QString& run_dir, int epochs) {
+  // The run's own arguments (resolveTrainArgs): the editor's values are not changes asked for; only an
+  // epoch count given here is (set() records it as given, as the command line does).
   ywb::TrainArgs args;
   args.resume = run_dir.toStdString();
+  if (epochs > 0) args.set("epochs", std::to_string(epochs));
   begin(args);
 }
 
@@ -398,7 +402,23 @@ void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
 void TrainingTab::chooseResume() {
   const QString dir = QFileDialog::getExistingDirectory(
       this, tr("Run folder to resume"), last_run_dir_.isEmpty() ? QDir::currentPath() : last_run_dir_);
-  if (!dir.isEmpty()) resumeRun(dir);
+  if (dir.isEmpty()) return;
+  // How many epochs in all: the run's own count by default; more extends it (a finished run too).
+  int planned = 0;
+  try {
+    ywb::TrainArgs probe;
+    probe.resume = dir.toStdString();
+    planned = ywb::resolveTrainArgs(probe).epochs;
+  } catch (const std::exception&) {
+    resumeRun(dir);  // the controller reports what is wrong with the folder
+    return;
+  }
+  bool ok = false;
+  const int epochs = QInputDialog::getInt(
+      this, tr("Resume"),
+      tr("Train until epoch (the run has %1; more extends it, also when it has finished):").arg(planned),
+      planned, 1, 1000000, 1, &ok);
+  if (ok) resumeRun(dir, epochs == planned ? 0 : epochs);
 }
 
 void TrainingTab::chooseExport() {

@@ -43,7 +43,9 @@ class TrainingTab : public QWidget {
  public Q_SLOTS:
   void startTraining();
   /// Continues the run in `run_dir` (its weights/last.safetensors).
-  void resumeRun(const QString& run_dir);
+  /// Continues the run in `run_dir` with its own arguments; `epochs` > 0 asks for that many epochs in all
+  /// (more than the run had extends a stopped or finished run, as `ywb train resume=RUN epochs=N`).
+  void resumeRun(const QString& run_dir, int epochs = 0);
   void stopTraining();
   void setPaused(bool paused);
 

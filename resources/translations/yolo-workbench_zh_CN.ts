@@ -1107,6 +1107,14 @@
 <context>
     <name>ywb::gui::TrainingTab</name>
     <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Train until epoch (the run has %1; more extends it, also when it has finished):</source>
+        <translation>训练到第几轮（该运行共 %1 轮；更多轮次将延长训练，已完成的运行也可以）：</translation>
+    </message>
+    <message>
         <source>Start</source>
         <translation>开始</translation>
     </message>

@@ -1,2 +1,4 @@
 # Tests of the export area (safetensors + ONNX export, verified with OpenCV DNN on coco128 images).
 ywb_add_test(test_export SOURCES test_export.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
+# YOLO11's export paths through OpenCV DNN, incl. Ultralytics' trained yolo11n (issue 14).
+ywb_add_test(test_export_yolo11 SOURCES test_export_yolo11.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)

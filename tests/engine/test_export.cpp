@@ -1,7 +1,7 @@
 // Export of weights: safetensors (EMA state dict, Ultralytics keys, ywb-weights/1 metadata, fp32/fp16) read
 // back by the inference loader, and ONNX graphs of the fused model run by a second runtime (OpenCV DNN) on
 // real letterboxed coco128 images and compared with LibTorch, for yolov8n and yolov8s, with dynamic shapes
-// (two sizes, batch 2) and with fp16 weights; bad input.
+// (two sizes, batch 2) and with fp16 weights; bad input. YOLO11: test_export_yolo11.cpp.
 // Models have seeded random weights with random BatchNorm statistics, so the Conv+BN folding is exercised.
 #include <QFile>
 #include <QProcess>
@@ -20,6 +20,7 @@
 #include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "model/detection_model.h"
+#include "support/export_checkpoints.h"
 #include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/model_loader.h"
@@ -31,81 +32,12 @@
 
 namespace {
 
-const std::string kCoco = std::string(YW_SHARED_DIR) + "/datasets/coco128/images";
-
-// Seeded random weights: convolutions keep LibTorch's (seeded) init; BatchNorms get gamma, beta, running
-// mean and variance away from their identity defaults so that folding them into the convolution matters.
-void randomize(ywb::model::DetectionModel& m, uint64_t seed) {
-  torch::manual_seed(seed);
-  torch::NoGradGuard g;
-  for (auto& [name, t] : ywb::namedStateDict(*m)) {
-    // Class logits around 0 instead of the -10 prior, so scores spread over (0, 1) and their comparison
-    // means something.
-    if (name.find(".cv3.") != std::string::npos && name.find(".2.bias") != std::string::npos) t.normal_(0, 1);
-    if (name.find(".bn.") == std::string::npos) continue;
-    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0) t.uniform_(0.6, 1.4);
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) t.normal_(0, 0.1);
-    if (name.find("running_mean") != std::string::npos) t.normal_(0, 0.1);
-    if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 1.5);
-  }
-}
-
-std::vector<std::string> cocoNames(int nc) {
-  std::vector<std::string> n;
-  for (int i = 0; i < nc; ++i) n.push_back("class" + std::to_string(i));
-  return n;
-}
-
-// The model YAML text of a built-in scale with only that scale left in `scales`. A checkpoint stores the
-// full multi-scale YAML text and loadModelSpec() picks the first scale (n) from text, so a yolov8s
-// checkpoint would not load back (reported to the model owner); this keeps the test about export.
-std::string singleScaleYaml(const std::string& name) {
-  auto m = ywb::model::buildModel(name);
-  YAML::Node root = YAML::Load(m->yaml());
-  YAML::Node only;
-  only[m->scale()] = root["scales"][m->scale()];
-  root["scales"] = only;
-  YAML::Emitter e;
-  e << root;
-  return std::string(e.c_str()) + "\n";
-}
-
-// A training checkpoint like the trainer writes: "model.*" and (different) "ema.*" tensors + metadata.
-std::string writeCheckpoint(const QString& dir, const std::string& yaml, int nc, uint64_t seed) {
-  const std::string text = yaml == "yolov8n.yaml" ? yaml : singleScaleYaml(yaml);
-  auto model = ywb::model::buildModel(text, nc);
-  auto ema = ywb::model::buildModel(text, nc);
-  randomize(model, seed);
-  randomize(ema, seed + 1);
-  ywb::CheckpointParts parts;
-  parts.model = model.ptr().get();
-  parts.ema = ema.ptr().get();
-  parts.metadata = {{"format", ywb::kCheckpointFormat},
-                    {"model_yaml", model->yaml()},
-                    {"names", nlohmann::json(cocoNames(nc)).dump()},
-                    {"nc", std::to_string(nc)},
-                    {"imgsz", "640"},
-                    {"args", "model: " + yaml + "\nepochs: 3\nlr0: 0.01\nname: 'run'\n"},
-                    {"metrics", "{\"metrics/mAP50-95(B)\": 0.25}"}};
-  const std::string path = (dir + "/" + QString::fromStdString(yaml) + ".ckpt.safetensors").toStdString();
-  ywb::saveCheckpoint(path, parts);
-  return path;
-}
-
-ywb::ExportReport exportOnnx(const std::string& ckpt, const QString& out, int imgsz, bool dynamic = false,
-                             bool half = false, int images = 3, const std::string& name = "") {
-  ywb::ExportOptions o;
-  o.weights = ckpt;
-  o.formats = {"onnx"};
-  o.out_dir = out.toStdString();
-  o.name = name;
-  o.imgsz = imgsz;
-  o.dynamic = dynamic;
-  o.half = half;
-  o.verify_source = kCoco;
-  o.verify_images = images;
-  return ywb::exportWeights(o);
-}
+using ywb::test::cocoNames;
+using ywb::test::exportOnnx;
+using ywb::test::kCoco;
+using ywb::test::randomize;
+using ywb::test::singleScaleYaml;
+using ywb::test::writeCheckpoint;
 
 void checkOnnxAgreement(const ywb::ExportReport& r, int64_t nc, int64_t anchors) {
   QCOMPARE(r.files.size(), size_t(1));
@@ -351,75 +283,6 @@ class TestExport : public QObject {
     if (!raw.ran) {
       QVERIFY2(raw.note.find("FLOAT16") != std::string::npos, raw.note.c_str());
       QVERIFY(v.method.find("decoded to fp32") != std::string::npos);
-    }
-  }
-
-  void yolo11nExportsEveryWay() {
-    // YOLO11n (attention as MatMul/Softmax/Transpose/Reshape, depth-wise head) through every export path:
-    // safetensors with Ultralytics keys, ONNX static at batch 2, ONNX half, ONNX dynamic; each ONNX file is
-    // run in OpenCV DNN and compared with LibTorch by the export itself.
-    QTemporaryDir dir;
-    const std::string ckpt = writeCheckpoint(dir.path(), "yolo11n.yaml", 6, 97);
-    ywb::ExportOptions so;
-    so.weights = ckpt;
-    so.formats = {"safetensors"};
-    so.out_dir = dir.path().toStdString();
-    const auto st = ywb::exportWeights(so);
-    const auto w = ywb::readSafetensors(st.files.at(0).path);
-    QVERIFY(w.contains("model.10.m.0.attn.qkv.conv.weight"));
-    QVERIFY(w.contains("model.23.cv3.0.0.0.conv.weight"));  // depth-wise class branch
-    if (!ywb::onnxExportAvailable()) QSKIP("ONNX is not in this build");
-    ywb::ExportOptions o;
-    o.weights = ckpt;
-    o.formats = {"onnx"};
-    o.out_dir = dir.path().toStdString();
-    o.name = "static";
-    o.imgsz = 256;
-    o.batch = 2;
-    o.verify_source = kCoco;
-    o.verify_images = 3;
-    const auto r = ywb::exportWeights(o);
-    qInfo("%s", ywb::formatExportReport(r).c_str());
-    // 32^2 + 16^2 + 8^2 = 1344 anchors, 4 + 6 channels.
-    QCOMPARE(r.files.at(0).outputs.at(0).shape, (std::vector<int64_t>{2, 10, 1344}));
-    const auto half = exportOnnx(ckpt, dir.path(), 320, false, /*half=*/true, 2, "half");
-    const auto dyn = exportOnnx(ckpt, dir.path(), 256, /*dynamic=*/true, false, 2, "dynamic");
-    qInfo("%s\n%s", ywb::formatExportReport(half).c_str(), ywb::formatExportReport(dyn).c_str());
-    if (!ywb::onnxVerificationAvailable()) QSKIP("OpenCV DNN is not in this build");
-    // The dynamic graph runs the attention per head without Shape (see dynamicHeads in the builder); the
-    // export's check ran one OpenCV network at 2x256x256, 2x352x352 and 1x256x352 (export_weights.cpp).
-    for (const auto* rep : {&r, &half, &dyn}) {
-      const auto& v = rep->files.at(0).verification;
-      QVERIFY2(v.ran && v.passed, (v.note + "\n" + ywb::formatExportReport(*rep)).c_str());
-      QVERIFY(v.max_abs_diff_boxes <= 1e-4 * std::max(1.0, v.box_scale));
-      QVERIFY(v.max_abs_diff_scores <= 1e-4);
-    }
-    QCOMPARE(r.files.at(0).verification.ran, true);
-  }
-
-  void yolo11nTrainedWeightsRunInOpenCv() {
-    // Ultralytics' trained yolo11n (shapes fixture): its attention scores are far from 0, unlike a random
-    // model's, so a wrong scale or softmax shows. OpenCV 4.6 dropped the score scale it fused into the
-    // MatMul (boxes 7.6 px off, static and dynamic alike) until the queries were scaled instead.
-    if (!ywb::onnxExportAvailable() || !ywb::onnxVerificationAvailable()) QSKIP("needs ONNX and OpenCV DNN");
-    QTemporaryDir dir;
-    const std::string pt = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics/yolo11n-shapes.pt";
-    for (const bool dynamic : {false, true}) {
-      ywb::ExportOptions o;
-      o.weights = pt;
-      o.formats = {"onnx"};
-      o.out_dir = dir.path().toStdString();
-      o.name = dynamic ? "dynamic" : "static";
-      o.imgsz = 128;
-      o.batch = 2;
-      o.dynamic = dynamic;
-      o.verify_source = kCoco;
-      o.verify_images = 4;
-      const auto r = ywb::exportWeights(o);
-      const auto& v = r.files.at(0).verification;
-      QVERIFY2(v.ran && v.passed, (v.note + "\n" + ywb::formatExportReport(r)).c_str());
-      QVERIFY(v.max_abs_diff_boxes <= 1e-4 * std::max(1.0, v.box_scale));
-      QVERIFY(v.max_abs_diff_scores <= 1e-4);
     }
   }
 

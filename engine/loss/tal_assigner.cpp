@@ -6,10 +6,15 @@ namespace ywb::loss {
 
 at::Tensor TaskAlignedAssigner::candidatesInGts(const at::Tensor& anchors, const at::Tensor& gt_bboxes,
                                                 double eps) {
-  const at::Tensor xy = anchors.view({1, 1, -1, 2});
-  const at::Tensor lt = gt_bboxes.slice(-1, 0, 2).unsqueeze(2);  // [B,M,1,2]
-  const at::Tensor rb = gt_bboxes.slice(-1, 2, 4).unsqueeze(2);
-  return at::cat({xy - lt, rb - xy}, -1).amin(-1).gt(eps);
+  // min(x - x1, y - y1, x2 - x, y2 - y) > eps, as four comparisons: the same differences, and "the smallest
+  // is > eps" is "all are > eps" (NaN compares false either way), without the [B,M,A,4] temporary.
+  const at::Tensor x = anchors.select(1, 0).view({1, 1, -1}), y = anchors.select(1, 1).view({1, 1, -1});
+  const auto side = [&](int64_t i) { return gt_bboxes.select(-1, i).unsqueeze(-1); };  // [B,M,1]
+  return (x - side(0))
+      .gt(eps)
+      .logical_and_((y - side(1)).gt(eps))
+      .logical_and_((side(2) - x).gt(eps))
+      .logical_and_((side(3) - y).gt(eps));
 }
 
 Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at::Tensor& pd_bboxes,
@@ -52,29 +57,37 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
   count.scatter_add_(-1, topk_idx, at::ones_like(topk_idx, topk_idx.options().dtype(at::kInt)));
   at::Tensor mask_pos = count.eq(1).logical_and(cand).to(pd_scores.scalar_type());  // [B,M,A]
 
-  // One GT per anchor: where several claim it, keep the one with the highest overlap.
-  at::Tensor fg = mask_pos.sum(1);  // [B,A]
-  const at::Tensor multi = fg.gt(1).unsqueeze(1).expand({b, m, a});
-  const at::Tensor best = at::zeros_like(mask_pos).scatter_(1, overlaps.argmax(1, true), 1.0);
-  mask_pos = at::where(multi, best, mask_pos);
-  fg = mask_pos.sum(1);
-  const at::Tensor gt_idx = mask_pos.argmax(1);  // [B,A]
+  // One GT per anchor: where several claim it, keep the one with the highest overlap (the first on ties, as
+  // argmax). Only those few anchors are looked at: their columns of overlaps, reset to one-hot.
+  at::Tensor fg = mask_pos.sum(1);              // [B,A]
+  const at::Tensor multi = fg.gt(1).nonzero();  // [K,2]: image, anchor
+  if (multi.size(0) > 0) {
+    const at::Tensor bi = multi.select(1, 0), ai = multi.select(1, 1);
+    const at::Tensor best = overlaps.permute({0, 2, 1}).index({bi, ai}).argmax(1);  // [K]
+    mask_pos.index_put_({bi, at::indexing::Slice(), ai}, at::zeros({1}, mask_pos.options()));
+    mask_pos.index_put_({bi, best, ai}, at::ones({1}, mask_pos.options()));
+    fg = mask_pos.sum(1);
+  }
+  // Each anchor now has at most one positive GT: its index is sum(m * mask), 0 where none (argmax's answer
+  // for an all-zero column); exact in float for any realistic GT count.
+  const at::Tensor gt_idx =
+      (mask_pos * at::arange(m, mask_pos.options()).view({1, m, 1})).sum(1).to(at::kLong);  // [B,A]
 
   // Targets from the assigned GT.
   const at::Tensor flat_idx = gt_idx + at::arange(b, gt_idx.options()).unsqueeze(1) * m;
   out.labels = labels.flatten().index({flat_idx});            // [B,A]
   out.bboxes = gt_bboxes.reshape({-1, 4}).index({flat_idx});  // [B,A,4]
   out.fg_mask = fg.gt(0);
-  at::Tensor one_hot = at::zeros({b, a, opt_.nc}, pd_scores.options());
-  one_hot.scatter_(2, out.labels.unsqueeze(-1), 1.0);
-  one_hot = one_hot * out.fg_mask.unsqueeze(-1).to(one_hot.scalar_type());
 
   // Soft scores: each positive's alignment, rescaled so that a GT's best anchor gets that GT's best IoU.
   align = align * mask_pos;
   const at::Tensor pos_align = align.amax(-1, true);  // [B,M,1]
   const at::Tensor pos_overlap = (overlaps * mask_pos).amax(-1, true);
   const at::Tensor norm = (align * pos_overlap / (pos_align + opt_.eps)).amax(1).unsqueeze(-1);  // [B,A,1]
-  out.scores = one_hot * norm;
+  // one_hot(label) * fg * norm, written straight into the [B,A,nc] scores (the same products: 1 x norm or 0).
+  out.scores =
+      at::zeros({b, a, opt_.nc}, pd_scores.options())
+          .scatter_(2, out.labels.unsqueeze(-1), norm * out.fg_mask.unsqueeze(-1).to(norm.scalar_type()));
   out.gt_index = gt_idx;
   return out;
 }

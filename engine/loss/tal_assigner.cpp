@@ -40,10 +40,12 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
   const at::Tensor scores = pd_scores.transpose(1, 2).gather(1, labels.unsqueeze(-1).expand({b, m, a}));
   const at::Tensor bbox_scores = at::where(cand, scores, at::zeros_like(scores));
   at::Tensor overlaps = at::zeros({b, m, a}, pd_bboxes.options());
-  {
-    const at::Tensor pd = pd_bboxes.unsqueeze(1).expand({b, m, a, 4}).index({cand});
-    const at::Tensor gt = gt_bboxes.unsqueeze(2).expand({b, m, a, 4}).index({cand});
-    overlaps.index_put_({cand},
+  {  // CIoU of the candidate pairs only, in the mask's row-major order (one nonzero for all three uses)
+    const at::Tensor nz = cand.nonzero();  // [K,3]: image, GT, anchor
+    const at::Tensor bi = nz.select(1, 0), mi = nz.select(1, 1), ai = nz.select(1, 2);
+    const at::Tensor pd = pd_bboxes.index({bi, ai});  // [K,4]
+    const at::Tensor gt = gt_bboxes.index({bi, mi});  // [K,4]
+    overlaps.index_put_({bi, mi, ai},
                         bboxIoU(gt, pd, false, true).squeeze(-1).clamp_min(0).to(overlaps.scalar_type()));
   }
   at::Tensor align = bbox_scores.pow(opt_.alpha) * overlaps.pow(opt_.beta);

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/torch_compat.h"
 #include "eval/nms.h"
 
 namespace ywb {
@@ -66,6 +67,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     t_pre += since(t0);
     t0 = Clock::now();
     std::vector<at::Tensor> feats;
+    const compat::AutocastScope autocast(device.type(), opt.autocast, opt.autocast_dtype);
     const int64_t slice = opt.max_forward_batch;
     if (slice > 0 && x.size(0) > slice) {
       std::vector<std::vector<at::Tensor>> levels;  // [level][slice]

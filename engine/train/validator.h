@@ -24,7 +24,10 @@ struct ValidatorOptions {
   int max_det = 300;
   bool agnostic = false;
   bool multi_label = true;  ///< Ultralytics' validation NMS: every class above conf per box (predict: false)
-  bool autocast = false;    ///< run the model under autocast (dtype set by the caller's autocast state)
+  /// Run the model under autocast in `autocast_dtype` (the training's mixed precision; decode, loss, NMS
+  /// and metrics stay fp32).
+  bool autocast = false;
+  at::ScalarType autocast_dtype = at::kBFloat16;
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
   /// Run the model on at most this many images at a time (0: the whole batch). The batch, its letterbox
   /// shape, the loss and NMS stay whole, so the results are those of the whole batch; the forward pass's

@@ -56,6 +56,8 @@
   X(int, workers, 8, "hardware", 0, 256, "Data loader worker threads")                                       \
   X(bool, amp, true, "hardware", 0, 0, "Mixed precision (fp16 on CUDA, bf16 on CPU) after a sanity check")   \
   X(std::string, amp_dtype, "auto", "hardware", 0, 0, "auto, fp16 or bf16")                                  \
+  X(bool, val_amp, true, "hardware", 0, 0,                                                                   \
+    "Validate each epoch in the training's mixed precision (false: fp32)")                                   \
   X(bool, channels_last, true, "hardware", 0, 0, "NHWC memory format for weights and input")                 \
   X(bool, cuda_graphs, false, "hardware", 0, 0, "CUDA graphs of the model's forward+backward (CUDA only)")   \
   X(int, world, 1, "hardware", 1, 1024, "CPU ranks for device=cpu distributed runs (Gloo)")                  \

@@ -2,11 +2,10 @@
 
 #include <torch/nn/modules/upsampling.h>
 
-#include <limits>
-#include <tuple>
 #include <utility>
 
 #include "core/error.h"
+#include "export/onnx_attention.h"
 #include "model/box_decode.h"
 #include "model/c2f.h"
 #include "model/c2psa.h"
@@ -115,111 +114,6 @@ class Walker {
     return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
   }
 
-  // Attention as plain ONNX ops (OpenCV 4.6 imports MatMul of two computed 4-D tensors with equal batch
-  // dimensions, Transpose, Softmax over the last axis and Reshape whose shape is a constant that may hold 0
-  // = "copy this input dimension" and one -1). Static graphs: qkv [B,C',H,W] -> [B,heads,2kd+hd,N], Split on
-  // axis 2 into q, k, v; scores = MatMul((q * kd^-0.5)^T, k), Softmax(axis 3); out = MatMul(v, scores^T) ->
-  // [B,C,H,W] by literal Reshapes; + pe(v as [B,C,H,W]); proj. Dynamic graphs: see dynamicHeads().
-  std::string attention(const std::string& name, model::AttentionImpl& a, const std::string& x, int64_t h,
-                        int64_t w) {
-    const int64_t heads = a.options.num_heads(), kd = a.keyDim(), hd = a.headDim(), c = a.options.dim();
-    const std::string qkv = conv(name + ".qkv", *a.qkv, x);
-    std::string out_map, v_map;
-    if (o_.dynamic) {
-      std::tie(out_map, v_map) = dynamicHeads(name, a, qkv, x);
-    } else {
-      const std::string flat =
-          g_.op("Reshape", name + ".view",
-                {qkv, g_.constantInt64(name + ".view_shape", {4}, {o_.batch, heads, 2 * kd + hd, h * w})});
-      const auto qkv3 = split(name + ".qkv_split", flat, {kd, kd, hd}, 2);
-      const std::string qt = g_.op("Transpose", name + ".q_t", {scaledQueries(name, a, qkv3[0])},
-                                   {G::attrInts("perm", {0, 1, 3, 2})});
-      const std::string attn = softmaxLast(name, g_.op("MatMul", name + ".qk", {qt, qkv3[1]}));
-      const std::string attn_t =
-          g_.op("Transpose", name + ".attn_t", {attn}, {G::attrInts("perm", {0, 1, 3, 2})});
-      const std::string out = g_.op("MatMul", name + ".av", {qkv3[2], attn_t});
-      const std::string map_shape = g_.constantInt64(name + ".map_shape", {4}, {o_.batch, c, h, w});
-      v_map = g_.op("Reshape", name + ".v_map", {qkv3[2], map_shape});
-      out_map = g_.op("Reshape", name + ".out_map", {out, map_shape});
-    }
-    const std::string y = g_.op("Add", name + ".add_pe", {out_map, conv(name + ".pe", *a.pe, v_map)});
-    return conv(name + ".proj", *a.proj, y);
-  }
-
-  // q * kd^-0.5, applied to the queries before their MatMul: OpenCV 4.6 fuses a constant Mul that follows a
-  // MatMul into it and then drops it when the MatMul's second input is computed (the softmax came out of
-  // the unscaled scores: boxes 7.6 px off with Ultralytics' trained yolo11n; random weights, whose scores
-  // are all near 0, hid it). A Slice/Split output, as here, is not fused into.
-  std::string scaledQueries(const std::string& name, model::AttentionImpl& a, const std::string& q) {
-    return g_.op("Mul", name + ".scale", {q, g_.constant(name + ".scale_value", {1}, {float(a.scale())})});
-  }
-
-  std::string softmaxLast(const std::string& name, const std::string& scores) {
-    return g_.op("Softmax", name + ".softmax", {scores}, {G::attrInt("axis", 3)});
-  }
-
-  // The attention of a graph with symbolic H and W, without Shape (OpenCV 4.6 refuses Shape of a symbolic
-  // tensor: "!isDynamicShape in parseShape") and without un-flattening N = H*W (which needs H or W as a
-  // value). Per head (channels split head-major as Ultralytics' view(B, heads, 2kd+hd, N) orders them):
-  // queries stay [B,H,W,kd], so rows H are a batch dimension and the result comes out as [B,H,W,hd] ->
-  // Transpose -> [B,hd,H,W]. Keys and values are flattened to [B,1,1,N*d] (Reshape 0,1,1,-1) and repeated
-  // over the H rows by an outer product with ones [B,1,H,1] (MatMul with equal batch dimensions), then
-  // Transpose + Reshape (0,0,d,-1 / 0,0,-1,d) give [B,H,kd,N] and [B,H,N,hd]. Returns (out, v) as [B,C,H,W].
-  std::pair<std::string, std::string> dynamicHeads(const std::string& name, model::AttentionImpl& a,
-                                                   const std::string& qkv, const std::string& x) {
-    const int64_t heads = a.options.num_heads(), kd = a.keyDim(), hd = a.headDim();
-    // ones [B,1,H,1] from x [B,C,H,W]: channel 0, ArgMax over W (keepdims) cast to float, times 0, plus 1.
-    // (OpenCV 4.6 gives a Reduce a Reshape fixed at import sizes, and infers a Slice of a symbolic dimension
-    // as empty at import, which MatMul's shape check then refuses; ArgMax keeps the trailing 1.)
-    const std::string c0 =
-        g_.op("Slice", name + ".c0",
-              {x, g_.constantInt64(name + ".c0_starts", {1}, {0}),
-               g_.constantInt64(name + ".c0_ends", {1}, {1}), g_.constantInt64(name + ".c0_axes", {1}, {1})});
-    const std::string corner =
-        g_.op("Cast", name + ".rows_f",
-              {g_.op("ArgMax", name + ".rows", {c0}, {G::attrInt("axis", 3), G::attrInt("keepdims", 1)})},
-              {G::attrInt("to", 1)});
-    const std::string ones =
-        g_.op("Add", name + ".ones",
-              {g_.op("Mul", name + ".zeros", {corner, g_.constant(name + ".zero", {1}, {0.f})}),
-               g_.constant(name + ".one", {1}, {1.f})});  // [B,1,H,1]
-    std::vector<int64_t> sizes;
-    for (int64_t i = 0; i < heads; ++i) sizes.insert(sizes.end(), {kd, kd, hd});
-    const auto parts = split(name + ".heads", qkv, sizes, 1);
-    const auto perm = [&](const std::string& n, const std::string& t, std::vector<int64_t> p) {
-      return g_.op("Transpose", n, {t}, {G::attrInts("perm", std::move(p))});
-    };
-    const auto reshape = [&](const std::string& n, const std::string& t, std::vector<int64_t> shape) {
-      const int64_t rank = int64_t(shape.size());
-      return g_.op("Reshape", n, {t, g_.constantInt64(n + "_shape", {rank}, std::move(shape))});
-    };
-    // [B,d,H,W] -> [B,H,d,N] (keys, d_last = false) or [B,H,N,d] (values, d_last = true), repeated over H.
-    const auto perRow = [&](const std::string& n, const std::string& t, int64_t d, bool d_last) {
-      const std::string flat = d_last ? reshape(n + ".flat", perm(n + ".hwd", t, {0, 2, 3, 1}), {0, 1, 1, -1})
-                                      : reshape(n + ".flat", t, {0, 1, 1, -1});
-      const std::string rows = perm(n + ".rows", g_.op("MatMul", n + ".repeat", {ones, flat}), {0, 2, 1, 3});
-      return reshape(n + ".matrix", rows,
-                     d_last ? std::vector<int64_t>{0, 0, -1, d} : std::vector<int64_t>{0, 0, d, -1});
-    };
-    std::vector<std::string> outs, vs;
-    for (int64_t i = 0; i < heads; ++i) {
-      const std::string hn = name + ".head" + std::to_string(i);
-      const std::string& q = parts[size_t(3 * i)];
-      const std::string& k = parts[size_t(3 * i + 1)];
-      const std::string& v = parts[size_t(3 * i + 2)];
-      const std::string scores = g_.op(
-          "MatMul", hn + ".qk",
-          {perm(hn + ".q_hwd", scaledQueries(hn, a, q), {0, 2, 3, 1}), perRow(hn + ".k", k, kd, false)});
-      const std::string out =
-          g_.op("MatMul", hn + ".av", {softmaxLast(hn, scores), perRow(hn + ".v", v, hd, true)});
-      outs.push_back(perm(hn + ".out", out, {0, 3, 1, 2}));
-      vs.push_back(v);
-    }
-    if (heads == 1) return {outs[0], vs[0]};
-    return {g_.op("Concat", name + ".out_heads", outs, {G::attrInt("axis", 1)}),
-            g_.op("Concat", name + ".v_heads", vs, {G::attrInt("axis", 1)})};
-  }
-
   std::string c2psa(const std::string& name, model::C2PSAImpl& m, const std::string& x, int64_t h,
                     int64_t w) {
     const std::string a = conv(name + ".cv1", *m.cv1, x);
@@ -228,7 +122,14 @@ class Walker {
     for (size_t i = 0; i < m.blocks.size(); ++i) {
       auto& blk = *m.blocks[i];
       const std::string bn = name + ".m." + std::to_string(i);
-      const std::string att = attention(bn + ".attn", *blk.attn, b, h, w);
+      const std::string att = attentionOnnx(
+          g_, o_,
+          AttentionOps{[this](const std::string& n, model::ConvImpl& c, const std::string& t) {
+                         return conv(n, c, t);
+                       },
+                       [this](const std::string& n, const std::string& t, std::vector<int64_t> sz,
+                              int64_t ax) { return split(n, t, std::move(sz), ax); }},
+          bn + ".attn", *blk.attn, b, h, w);
       const std::string r1 = blk.options.shortcut() ? g_.op("Add", bn + ".add_attn", {b, att}) : att;
       const std::string f = conv(bn + ".ffn.1", *blk.ffn2, conv(bn + ".ffn.0", *blk.ffn1, r1));
       b = blk.options.shortcut() ? g_.op("Add", bn + ".add_ffn", {r1, f}) : f;

@@ -1,9 +1,8 @@
 #include "training_controller.h"
 
-#include <QTimer>
-
 #include <QPointer>
 #include <QThread>
+#include <QTimer>
 #include <algorithm>
 #include <exception>
 

@@ -1,7 +1,6 @@
 // YOLO11's attention as plain ONNX ops for OpenCV 4.6 (see attentionOnnx in onnx_attention.h).
 #include "export/onnx_attention.h"
 
-#include <limits>
 #include <tuple>
 #include <utility>
 

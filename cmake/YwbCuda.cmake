@@ -14,11 +14,16 @@ set(YW_CUDA_HEADERS "${CMAKE_SOURCE_DIR}/.cache/cuda-headers" CACHE PATH
     "Folder written by installer/cuda-headers.sh (usr/include + stand-in/)")
 
 set(YW_WITH_CUDA 0)
+# LibTorch 1.x names torch_cuda in TORCH_LIBRARIES; 2.x lists the path of libc10_cuda.so there (and links
+# torch_cuda through the torch target).
 foreach(_lib ${TORCH_LIBRARIES})
-  if(_lib MATCHES "torch_cuda")
+  if(_lib MATCHES "(torch|c10)_cuda")
     set(YW_WITH_CUDA 1)
   endif()
 endforeach()
+if(TARGET torch_cuda)
+  set(YW_WITH_CUDA 1)
+endif()
 message(STATUS "CUDA switch YW_WITH_CUDA=${YW_WITH_CUDA} (LibTorch ${Torch_VERSION})")
 
 # Adds CUDA-aware sources to the engine and remembers them for the cuda-check object library.

@@ -21,6 +21,13 @@
 #   --targets "T..."  build only these targets (default: ywb test_cuda test_cuda_parts)
 #   --quick           benchmark matrix cut to batch 16 and a few steps (a smoke run of the script)
 #   --jobs N          build parallelism (default: all cores)
+#   --keep-going      build every translation unit that compiles and report all failures (a first build
+#                     against a new LibTorch)
+#   --budget S        start no benchmark run after S seconds (they are listed as not run); the matrix runs
+#                     the issue's target configuration first (yolov8n/yolo11n 640, batch 64, AMP)
+#   --from N|auto     skip the first N benchmark runs (auto: those an earlier call started) (done by an earlier call on the same build) and keep
+#                     their results; --no-tests keeps the earlier tests' log too
+#   --run-timeout S   one benchmark run's limit (default 300 s)
 #   --build-dir DIR   use an existing build (e.g. build/ci) instead of unpacking and building; with
 #   --device D --imgsz N   (default 0 and 640) this smoke-tests the test/benchmark/report stages on a CPU
 set -euo pipefail
@@ -67,7 +74,16 @@ unpack() {
   local start; start=$(date +%s)
   rm -rf "$prefix"
   mkdir -p "$prefix"
-  while read -r deb; do dpkg-deb -x "$debs/$deb" "$prefix"; done <"$debs/MANIFEST"
+  # dpkg-deb where the machine has it; otherwise the .deb is an ar archive holding data.tar.{xz,zst,gz}.
+  while read -r deb; do
+    if command -v dpkg-deb >/dev/null; then
+      dpkg-deb -x "$debs/$deb" "$prefix"
+    else
+      local member; member="$(ar t "$debs/$deb" | grep '^data\.tar')" || die "$deb: no data.tar member"
+      local unz="xz -d"; case "$member" in *.zst) unz="zstd -d" ;; *.gz) unz="gzip -d" ;; esac
+      ar p "$debs/$deb" "$member" | $unz | tar -x -C "$prefix"
+    fi
+  done <"$debs/MANIFEST"
   local lib="$prefix/usr/lib/x86_64-linux-gnu"
   for alt in blas lapack; do
     for so in "$lib/$alt"/lib*.so.3; do [ -e "$so" ] && ln -sf "$alt/$(basename "$so")" "$lib/$(basename "$so")"; done
@@ -86,7 +102,7 @@ check_libs() {
 }
 
 mode=check debs="$root/.cache/gpu-debs" out="${OUT:-}" torch="" build_only=0 quick=0 jobs="$(nproc)"
-targets="ywb test_cuda test_cuda_parts" prebuilt="" device=0 imgsz=640
+targets="ywb test_cuda test_cuda_parts" prebuilt="" keep_going=0 budget=0 from=0 no_tests=0 run_timeout=300 device=0 imgsz=640
 while [ $# -gt 0 ]; do
   case "$1" in
     --prepare) mode=prepare; if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then debs="$2"; shift; fi ;;
@@ -97,10 +113,15 @@ while [ $# -gt 0 ]; do
     --targets) targets="$2"; shift ;;
     --quick) quick=1 ;;
     --jobs) jobs="$2"; shift ;;
+    --keep-going) keep_going=1 ;;
+    --budget) budget="$2"; shift ;;
+    --from) from="$2"; shift ;;
+    --no-tests) no_tests=1 ;;
+    --run-timeout) run_timeout="$2"; shift ;;
     --build-dir) prebuilt="$2"; shift ;;
     --device) device="$2"; shift ;;
     --imgsz) imgsz="$2"; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
   shift
@@ -125,6 +146,7 @@ if [ -n "$prebuilt" ]; then
   mkdir -p "$out"
   grep -E '^(Torch_DIR|yaml-cpp_DIR|Qt6_DIR)[:=]' "$build/CMakeCache.txt" | sed 's/:[A-Z]*=/ = /' >"$logs/dependencies.txt" || true
   log "using the existing build $build"
+  [ -f "$logs/torch.json" ] && torch_info="$(cat "$logs/torch.json")"
 else
 out="${out:-$build/report}"
 mkdir -p "$out"
@@ -144,6 +166,7 @@ if [ -z "$torch" ]; then
     "cudnn": torch.backends.cudnn.version(), "cuda_available": torch.cuda.is_available(),
     "cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI)}))')"
   log "PyTorch: $torch_info"
+  echo "$torch_info" >"$logs/torch.json"
   case "$torch_info" in *'"cxx11_abi": false'*)
     log "warning: this PyTorch uses the old C++ ABI; Debian's libraries use the new one: linking yaml-cpp or OpenCV may fail" ;;
   esac
@@ -163,8 +186,9 @@ grep -E '^(Torch_DIR|yaml-cpp_DIR|nlohmann_json_DIR|Qt6_DIR|YW_OPENCV_INCLUDE|YW
   "$build/CMakeCache.txt" | sed 's/:[A-Z]*=/ = /' >"$logs/dependencies.txt" || true
 grep -E "CUDA switch|process-group backends|LibTorch" "$out/configure.log" >>"$logs/dependencies.txt" || true
 t_build=$(date +%s)
+keep=(); [ "$keep_going" = 1 ] && keep=(-- -k 0)
 # shellcheck disable=SC2086
-cmake --build "$build" -j"$jobs" --target $targets >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; die "build failed (log: $out/build.log)"; }
+cmake --build "$build" -j"$jobs" --target $targets "${keep[@]}" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; die "build failed (log: $out/build.log)"; }
 t_built=$(date +%s)
 log "configured in $((t_build - t_conf)) s, built ($targets) in $((t_built - t_build)) s with -j$jobs"
 cat "$logs/dependencies.txt" >&2
@@ -176,17 +200,41 @@ fi  # prebuilt
 
 ywb="$build/engine/cli/ywb"
 runs="$logs/runs.jsonl"
-: >"$runs"
-# One benchmark run: its command line and its JSON result, or the error it printed.
+# A later call with --from N continues the matrix of an earlier one (same machine, same build): its runs
+# are kept; so are its test log and doctor output when --no-tests skips them now.
+if [ "$from" = auto ]; then  # after the last run an earlier call started
+  from="$(python3 -c 'import json, sys; print(max([0] + [json.loads(l).get("n", 0) for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("rc") != -1]))' "$runs" 2>/dev/null || echo 0)"
+  log "continuing after run #$from"
+fi
+if [ "$from" -gt 0 ] && [ -f "$runs" ]; then
+  python3 - "$runs" "$from" <<'PY'
+import json, sys
+path, keep = sys.argv[1], int(sys.argv[2])
+recs = [json.loads(l) for l in open(path) if l.strip()]
+open(path, "w").writelines(json.dumps(r) + "\n" for r in recs if r.get("n", 0) <= keep and r.get("kind") != "note")
+PY
+else
+  : >"$runs"
+fi
+n_run=0
+# One benchmark run (the n-th of the matrix): its command line and JSON result, or the error it printed.
+# Runs before --from are skipped (done earlier); runs after the --budget are recorded as not run.
 run() {
   local kind="$1"; shift
-  local o e rc=0
-  o="$("$ywb" "$@" --json 2>"$logs/last.err")" || rc=$?
+  n_run=$((n_run + 1))
+  [ "$n_run" -gt "$from" ] || return 0
+  if [ "$budget" -gt 0 ] && [ $(($(date +%s) - t0)) -ge "$budget" ]; then
+    echo "{\"kind\": \"$kind\", \"n\": $n_run, \"command\": \"ywb $*\", \"rc\": -1, \"error\": \"not run: time budget of $budget s spent (continue with --from $((n_run - 1)))\"}" >>"$runs"
+    return 0
+  fi
+  local o e rc=0 t; t=$(date +%s)
+  o="$(timeout "$run_timeout" "$ywb" "$@" --json 2>"$logs/last.err")" || rc=$?
   e="$(tail -c 600 "$logs/last.err" | tr '\n\t"\\' '    ')"
-  python3 - "$kind" "$rc" "$e" "$o" "$*" >>"$runs" <<'PY'
+  [ "$rc" = 124 ] && e="timed out after $run_timeout s: $e"
+  python3 - "$kind" "$rc" "$e" "$o" "$*" "$n_run" "$(($(date +%s) - t))" >>"$runs" <<'PY'
 import json, sys
-kind, rc, err, out, cmd = sys.argv[1:6]
-rec = {"kind": kind, "command": "ywb " + cmd, "rc": int(rc)}
+kind, rc, err, out, cmd, n, secs = sys.argv[1:8]
+rec = {"kind": kind, "n": int(n), "command": "ywb " + cmd, "rc": int(rc), "seconds": int(secs)}
 try:
     rec["result"] = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
 except Exception:
@@ -195,50 +243,63 @@ if int(rc) != 0:
     rec["error"] = err
 print(json.dumps(rec))
 PY
-  log "$kind $* -> rc $rc"
+  log "#$n_run $kind $* -> rc $rc ($(($(date +%s) - t)) s)"
 }
 
-# 1. Tests labelled cuda (and the CPU parts of the GPU path).
-(cd "$build" && ctest -L cuda -R 'test_cuda' --no-tests=error --output-on-failure -V >"$out/tests.log" 2>&1) && tests_rc=0 || tests_rc=$?
-(cd "$build" && ctest -R test_cuda_parts --output-on-failure >>"$out/tests.log" 2>&1) || tests_rc=1
-# 2. Doctor.
-"$ywb" doctor --json >"$out/doctor.json" 2>"$logs/doctor.err" || true
+# 1. Tests labelled cuda (and the CPU parts of the GPU path), 2. doctor.
+tests_rc=0
+if [ "$no_tests" = 0 ]; then
+  (cd "$build" && ctest --timeout "${YW_GPU_TESTS_TIMEOUT:-600}" -L cuda -R 'test_cuda' --no-tests=error --output-on-failure -V >"$logs/tests.log" 2>&1) || tests_rc=$?
+  (cd "$build" && ctest -R test_cuda_parts --output-on-failure >>"$logs/tests.log" 2>&1) || tests_rc=1
+  echo "$tests_rc" >"$logs/tests.rc"
+  "$ywb" doctor --json >"$logs/doctor.json" 2>"$logs/doctor.err" || true
+  log "tests rc $tests_rc ($(($(date +%s) - t0)) s)"
+else
+  tests_rc="$(cat "$logs/tests.rc" 2>/dev/null || echo -1)"
+fi
+for f in tests.log doctor.json; do [ -f "$logs/$f" ] && cp "$logs/$f" "$out/$f"; done
 
-# 3. Benchmarks. yolo11n arrives with the YOLO11 work; without it the runs say so.
+# 3. Benchmarks, most important first (the issue's targets: yolov8n 640, batch 64, AMP), so that a run cut
+# short by --budget still has them.
 models=(yolov8n.yaml)
 if "$ywb" model info model=yolo11n.yaml imgsz=640 >/dev/null 2>&1; then
   models+=(yolo11n.yaml)
 else
-  log "yolo11n.yaml is not built into this engine yet (YOLO11 support): its runs are skipped"
-  echo '{"kind": "note", "note": "yolo11n.yaml is not built into this engine yet (YOLO11 support): its runs were skipped"}' >>"$runs"
+  echo '{"kind": "note", "note": "yolo11n.yaml is not built into this engine: its runs were skipped"}' >>"$runs"
 fi
-batches=(16 64)
-steps=30 warm=5 iters=20
-[ "$quick" = 1 ] && { batches=(16); steps=2 warm=1 iters=2; }
+big=64 small=16 steps=30 warm=5 iters=20
+[ "$quick" = 1 ] && { big=16; steps=2 warm=1 iters=2; }
 data="$logs/synth$imgsz"
 if [ ! -f "$data/data.yaml" ]; then
   n_train=$([ "$quick" = 1 ] && echo 64 || echo 2048)
   "$ywb" dataset synth out="$data" train="$n_train" val="$([ "$quick" = 1 ] && echo 16 || echo 128)" imgsz="$imgsz" \
     seed=0 workers="$(nproc)" >/dev/null
+  log "synthetic dataset written ($(($(date +%s) - t0)) s)"
 fi
 workers=$(( $(nproc) > 16 ? 16 : $(nproc) ))
-for m in "${models[@]}"; do
+model_run() {  # model batch amp graphs
+  run "bench model" bench model model="$1" imgsz="$imgsz" batch="$2" device="$device" amp="$3" cuda_graphs="$4" \
+    channels_last=true warmup="$warm" iters="$iters"
+}
+train_run() {  # model batch amp graphs
+  run "bench train" bench train data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
+    amp="$3" cuda_graphs="$4" workers="$workers" steps="$steps" warmup="$warm"
+}
+epoch_run() {  # model batch graphs
+  run "bench epoch" bench epoch data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
+    amp=true cuda_graphs="$3" workers="$workers" epochs=1
+}
+for m in "${models[@]}"; do  # the targets' configuration, graphs off and on
+  for g in false true; do model_run "$m" "$big" true "$g"; train_run "$m" "$big" true "$g"; epoch_run "$m" "$big" "$g"; done
+done
+for m in "${models[@]}"; do  # the rest of the matrix: batch 16, fp32, AutoBatch
   for amp in true false; do
     for g in false true; do
-      for b in "${batches[@]}"; do
-        run "bench model" bench model model="$m" imgsz="$imgsz" batch="$b" device="$device" amp="$amp" \
-          cuda_graphs="$g" channels_last=true warmup="$warm" iters="$iters"
-        run "bench train" bench train data="$data/data.yaml" model="$m" imgsz="$imgsz" batch="$b" \
-          device="$device" amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup="$warm"
-      done
-      [ "$quick" = 1 ] || run "bench train" bench train data="$data/data.yaml" model="$m" imgsz="$imgsz" \
-        batch=-1 device="$device" amp="$amp" cuda_graphs="$g" workers="$workers" steps="$steps" warmup="$warm"
+      [ "$amp" = true ] || { model_run "$m" "$big" "$amp" "$g"; train_run "$m" "$big" "$amp" "$g"; }
+      [ "$quick" = 1 ] && continue
+      model_run "$m" "$small" "$amp" "$g"; train_run "$m" "$small" "$amp" "$g"
+      train_run "$m" -1 "$amp" "$g"
     done
-  done
-  # Whole epochs (loader at full speed, validation, checkpoints): AMP on, graphs off and on, batch 64.
-  for g in false true; do
-    run "bench epoch" bench epoch data="$data/data.yaml" model="$m" imgsz="$imgsz" batch="${batches[-1]}" \
-      device="$device" amp=true cuda_graphs="$g" workers="$workers" epochs=1
   done
 done
 
@@ -250,10 +311,10 @@ out, runs_path, tests_rc, torch_info, gpu, cores, secs, logs = sys.argv[1:9]
 runs = [json.loads(l) for l in open(runs_path) if l.strip()]
 def load(p):
     try:
-        return json.load(open(os.path.join(out, p)))
+        return json.load(open(os.path.join(logs, p)))
     except Exception:
         return None
-tests_log = open(os.path.join(out, "tests.log"), errors="replace").read()
+tests_log = open(os.path.join(logs, "tests.log"), errors="replace").read() if os.path.exists(os.path.join(logs, "tests.log")) else ""
 report = {"gpu": gpu, "cpu_cores": int(cores), "torch": json.loads(torch_info), "tests_rc": int(tests_rc),
           "tests": [re.sub(r"^\d+: ", "", l.strip()) for l in tests_log.splitlines() if re.search(r"\b(PASS|FAIL!|SKIP)\s+:", l)],
           "doctor": load("doctor.json"), "dependencies": open(os.path.join(logs, "dependencies.txt")).read().splitlines(),

@@ -64,6 +64,8 @@ class AutocastScope {
 
 #include <torch/optim/optimizer.h>
 
+#include <sstream>
+#include <string>
 #include <type_traits>
 
 namespace ywb::compat {
@@ -74,7 +76,9 @@ template <typename StateMap>
 auto optimizerStateKey(const StateMap&, const at::Tensor& p) {
   using Key = typename StateMap::key_type;
   if constexpr (std::is_same_v<Key, std::string>) {
-    return c10::guts::to_string(p.unsafeGetTensorImpl());
+    std::ostringstream key;  // what LibTorch 1.13's c10::guts::to_string(TensorImpl*) writes
+    key << p.unsafeGetTensorImpl();
+    return key.str();
   } else {
     return static_cast<Key>(p.unsafeGetTensorImpl());
   }

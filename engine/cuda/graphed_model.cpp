@@ -36,6 +36,17 @@ GraphKey keyOf(const at::Tensor& x, bool autocast, at::ScalarType dt) {
   return k;
 }
 
+// Captures in the thread-local mode where LibTorch offers it (2.x): in the default global mode a CUDA call
+// that is not allowed during a capture fails in any thread, and the loader's threads allocate pinned host
+// memory (cudaHostAlloc) while the training thread captures.
+void beginCapture(at::cuda::CUDAGraph& graph, at::cuda::MempoolId_t pool) {
+#if YWB_TORCH_VERSION_NUMBER >= 20000
+  graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
+#else
+  graph.capture_begin(pool);
+#endif
+}
+
 // Static buffers and the two graphs of one input shape.
 struct Graphs {
   at::cuda::CUDAGraph fwd, bwd;
@@ -45,13 +56,14 @@ struct Graphs {
   std::vector<at::Tensor> static_grad_param;  // written by the backward replay (undefined: unused parameter)
 };
 
+// Autograd sees the parameters as inputs only when they come as a TensorList (a std::vector would be taken
+// for a non-tensor argument, and the outputs would need no gradient).
 // forward: copy the input in, replay the forward graph, hand out the outputs. backward: copy the incoming
 // gradients in, replay the backward graph, return the parameters' gradients (copies: autograd may keep a
 // returned tensor as .grad, and the next replay overwrites the static buffers).
 struct GraphedStep : public torch::autograd::Function<GraphedStep> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, Graphs* g,
-                                                const at::Tensor& x,
-                                                const torch::autograd::variable_list& params) {
+                                                const at::Tensor& x, at::TensorList params) {
     (void)params;  // inputs only so that autograd routes their gradients
     ctx->saved_data["graphs"] = reinterpret_cast<int64_t>(g);
     g->static_x.copy_(x);
@@ -97,12 +109,12 @@ std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, b
     try {
       {
         const compat::AutocastScope amp(c10::DeviceType::CUDA, autocast, dt);
-        g->fwd.capture_begin();
+        beginCapture(g->fwd, {0, 0});
         g->static_out = m->forward(g->static_x);
         g->fwd.capture_end();
       }
       for (const auto& o : g->static_out) g->static_grad_out.push_back(at::zeros_like(o));
-      g->bwd.capture_begin(g->fwd.pool());
+      beginCapture(g->bwd, g->fwd.pool());
       g->static_grad_param = torch::autograd::grad(g->static_out, params, g->static_grad_out,
                                                    /*retain_graph=*/true, /*create_graph=*/false,
                                                    /*allow_unused=*/true);
@@ -178,7 +190,7 @@ std::vector<at::Tensor> GraphedModel::forward(const at::Tensor& x, bool autocast
       return eagerForward(d.model, x, autocast, autocast_dtype);
     }
   }
-  return GraphedStep::apply(d.graphs.get(), x, params);
+  return GraphedStep::apply(d.graphs.get(), x, at::TensorList(params));
 #else
   return eagerForward(d.model, x, autocast, autocast_dtype);
 #endif

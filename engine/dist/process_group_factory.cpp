@@ -1,5 +1,7 @@
 // Gloo and NCCL process groups. This file is compiled without the engine's precompiled header and with
-// USE_C10D_GLOO / USE_C10D_NCCL defined only when their headers exist (see engine/dist/CMakeLists.txt):
+// YW_HAVE_C10D_GLOO / YW_HAVE_C10D_NCCL set to 1 only when their headers exist (engine/dist/CMakeLists.txt;
+// not LibTorch's own USE_C10D_*, which say how LibTorch was built: pip's CUDA LibTorch defines USE_C10D_GLOO
+// but ships no Gloo headers):
 // Debian's LibTorch ships the c10d headers but Gloo's live in libgloo-dev, and NCCL only comes with CUDA.
 #include "dist/process_group_factory.h"
 
@@ -9,17 +11,17 @@
 
 #include "core/error.h"
 
-#ifdef USE_C10D_GLOO
+#if YW_HAVE_C10D_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
-#ifdef USE_C10D_NCCL
+#if YW_HAVE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 namespace ywb {
 
 bool glooAvailable() {
-#ifdef USE_C10D_GLOO
+#if YW_HAVE_C10D_GLOO
   return true;
 #else
   return false;
@@ -27,7 +29,7 @@ bool glooAvailable() {
 }
 
 bool ncclAvailable() {
-#ifdef USE_C10D_NCCL
+#if YW_HAVE_C10D_NCCL
   return true;
 #else
   return false;
@@ -38,7 +40,7 @@ c10::intrusive_ptr<compat::C10dCollectives> createProcessGroup(const c10::intrus
                                                                const GroupRequest& r) {
   const auto timeout = std::chrono::milliseconds(int64_t(r.timeout_s * 1000.0));
   if (r.backend == "gloo") {
-#ifdef USE_C10D_GLOO
+#if YW_HAVE_C10D_GLOO
     auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
     if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
       opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
@@ -55,7 +57,7 @@ c10::intrusive_ptr<compat::C10dCollectives> createProcessGroup(const c10::intrus
 #endif
   }
   if (r.backend == "nccl") {
-#ifdef USE_C10D_NCCL
+#if YW_HAVE_C10D_NCCL
     auto opts = c10d::ProcessGroupNCCL::Options::create();
     opts->timeout = timeout;
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, r.rank, r.world, opts);

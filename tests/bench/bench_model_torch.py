@@ -6,6 +6,10 @@ Not part of the product; run with Debian's python3-torch (the same LibTorch 1.13
     /usr/bin/python3 tests/bench/bench_model_torch.py --scale n --imgsz 320 --batch 8 --threads 2
     /usr/bin/python3 tests/bench/bench_model_torch.py --family yolo11 --scale n --imgsz 320 --batch 8
 
+On a GPU (`ywb bench model device=0 amp=true channels_last=true loss=mse` beside it):
+
+    python3 tests/bench/bench_model_torch.py --device cuda --amp --channels-last --imgsz 640 --batch 64
+
 Both models are written here from the published architectures (not from either implementation); the
 printed parameter count is the check that they are the same networks (yolov8n 3,157,200, yolo11n 2,624,080).
 """
@@ -250,31 +254,52 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--amp", action="store_true", help="fp16 autocast with a gradient scaler (CUDA)")
+    ap.add_argument("--channels-last", action="store_true")
     a = ap.parse_args()
+    dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    if cuda:
+        torch.backends.cudnn.benchmark = True
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    fmt = torch.channels_last if a.channels_last else torch.contiguous_format
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    m = (Yolo11 if a.family == "yolo11" else YoloV8)(a.scale).train()
+    m = (Yolo11 if a.family == "yolo11" else YoloV8)(a.scale).train().to(dev, memory_format=fmt)
     # +16: the engine's model also holds the DFL's fixed projection weights (Ultralytics counts them too).
     print("parameters", sum(p.numel() for p in m.parameters()) + 16)
     opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.937, nesterov=True, weight_decay=5e-4)
-    x = torch.rand(a.batch, 3, a.imgsz, a.imgsz)
+    x = torch.rand(a.batch, 3, a.imgsz, a.imgsz, device=dev).contiguous(memory_format=fmt)
+    scaler = torch.cuda.amp.GradScaler(enabled=a.amp and cuda)  # the 1.13-compatible spelling
     fw, ls, bw, st, tot = [], [], [], [], []
     for i in range(a.warmup + a.iters):
+        sync()
         t0 = time.perf_counter()
-        out = m(x)
+        with torch.autocast(dev.type, dtype=torch.float16 if cuda else torch.bfloat16, enabled=a.amp):
+            out = m(x)
+        sync()
         t1 = time.perf_counter()
         loss = sum(o.float().pow(2).mean() for o in out)
+        sync()
         t2 = time.perf_counter()
-        loss.backward()
+        scaler.scale(loss).backward()
+        sync()
         t3 = time.perf_counter()
-        opt.step()
+        scaler.step(opt)
+        scaler.update()
         opt.zero_grad()
+        sync()
         t4 = time.perf_counter()
         if i >= a.warmup:
             for lst, v in ((fw, t1 - t0), (ls, t2 - t1), (bw, t3 - t2), (st, t4 - t3), (tot, t4 - t0)):
                 lst.append(v * 1000)
     med = lambda v: sorted(v)[len(v) // 2]
-    print(f"pytorch eager {torch.__version__} {a.family}{a.scale} imgsz={a.imgsz} batch={a.batch} threads={torch.get_num_threads()}")
+    print(f"pytorch eager {torch.__version__} {a.family}{a.scale} imgsz={a.imgsz} batch={a.batch} threads={torch.get_num_threads()}"
+          f" device={dev} amp={a.amp} channels_last={a.channels_last}")
+    if cuda:
+        print(f"  peak memory {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB allocated, "
+              f"{torch.cuda.max_memory_reserved() / 2**20:.0f} MiB reserved")
     print(f"  forward {med(fw):9.1f} ms\n  loss    {med(ls):9.1f} ms\n  backward{med(bw):9.1f} ms\n"
           f"  step    {med(st):9.1f} ms\n  total   {med(tot):9.1f} ms   {1000 * a.batch / med(tot):.2f} images/s")
 

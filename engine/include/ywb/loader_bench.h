@@ -1,6 +1,7 @@
 // Throughput benchmark of the training data loader (`ywb bench loader`). Torch-free API.
 // Thread rules: runLoaderBench() is reentrant and runs the loader's own worker threads.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "ywb/augment.h"

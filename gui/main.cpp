@@ -13,6 +13,7 @@
 
 #include "main_window.h"
 #include "theme.h"
+#include "ywb/crash_report.h"
 #include "ywb/version.h"
 
 namespace {
@@ -42,6 +43,7 @@ bool wantsTextOnly(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ywb::installCrashReport("yolo-workbench");
   if (wantsTextOnly(argc, argv)) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("yolo-workbench");

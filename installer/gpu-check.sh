@@ -147,6 +147,9 @@ if [ -n "$prebuilt" ]; then
   grep -E '^(Torch_DIR|yaml-cpp_DIR|Qt6_DIR)[:=]' "$build/CMakeCache.txt" | sed 's/:[A-Z]*=/ = /' >"$logs/dependencies.txt" || true
   log "using the existing build $build"
   [ -f "$logs/torch.json" ] && torch_info="$(cat "$logs/torch.json")"
+  # The unpacked .debs' libraries (an earlier call's prefix): OpenCV's own dependencies are not in ywb's RPATH.
+  [ -d "$prefix/usr/lib/x86_64-linux-gnu" ] &&
+    export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
 out="${out:-$build/report}"
 mkdir -p "$out"

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/verb_registry.h"
+#include "ywb/crash_report.h"
 #include "ywb/error.h"
 #include "ywb/version.h"
 
@@ -22,6 +23,7 @@ void printUsage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ywb::installCrashReport("ywb");
   Args args;
   try {
     args = parseArgs(std::vector<std::string>(argv + 1, argv + argc));

@@ -1,0 +1,74 @@
+// The crash report (ywb/crash_report.h): a real invalid memory access in a forked child, and a real `ywb`
+// process killed with SIGSEGV. Expected values come from the test itself: the address it dereferences,
+// the signal it sends, the exported function it crashes in.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+#include <csignal>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ywb/crash_report.h"
+
+// Exported (the test executable links with -rdynamic) and not inlined, so the backtrace can name it.
+extern "C" __attribute__((noinline)) void ywbTestCrashHere(volatile int* p) {
+  *p = 1;
+}
+
+class TestCrashReport : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void invalidAccessIsReportedWithAddressAndBacktrace() {
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+      ::dup2(fds[1], STDERR_FILENO);
+      ::close(fds[0]);
+      ywb::installCrashReport("crash-test");
+      ywbTestCrashHere(reinterpret_cast<volatile int*>(uintptr_t(0x10)));
+      ::_exit(0);  // not reached
+    }
+    ::close(fds[1]);
+    std::string err;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    // The process still dies of the signal (exit status and core dumps unchanged).
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(WTERMSIG(status), SIGSEGV);
+    const QString e = QString::fromStdString(err);
+    QVERIFY2(e.contains("crash-test: fatal SIGSEGV (invalid memory access) in thread '"), qPrintable(e));
+    QVERIFY2(e.contains("at address 0x0000000000000010"), qPrintable(e));  // the address written to
+    QVERIFY2(e.contains("backtrace"), qPrintable(e));
+    QVERIFY2(e.contains("ywbTestCrashHere"), qPrintable(e));  // the frame where it happened, by name
+  }
+
+  void ywbReportsAFatalSignal() {
+    // A long CPU benchmark, killed from outside once it runs: the report comes from ywb's own handler.
+    QProcess p;
+    p.start(YW_CLI_PATH, {"bench", "model", "model=yolov8n.yaml", "imgsz=64", "batch=1", "warmup=1",
+                          "iters=1000000", "device=cpu", "threads=1"});
+    QVERIFY(p.waitForStarted());
+    QTest::qWait(1500);
+    QCOMPARE(p.state(), QProcess::Running);
+    ::kill(pid_t(p.processId()), SIGSEGV);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    QCOMPARE(p.exitCode(), SIGSEGV);  // Qt reports the terminating signal as the exit code of a crash
+    const QString e = QString::fromLocal8Bit(p.readAllStandardError());
+    QVERIFY2(e.contains("ywb: fatal SIGSEGV (invalid memory access) in thread '"), qPrintable(e));
+    // Sent, not a fault: the report names the sender (this test) instead of a meaningless address.
+    QVERIFY2(e.contains(QString("sent by process %1").arg(QCoreApplication::applicationPid())), qPrintable(e));
+    // backtrace_symbols_fd lines: "object(symbol+0xoffset)[0xaddress]"; at least one with a symbol name.
+    QVERIFY2(e.contains(QRegularExpression(R"(\((_Z|[A-Za-z_])[^)]*\+0x[0-9a-f]+\)\[0x[0-9a-f]+\])")),
+             qPrintable(e));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCrashReport)
+#include "test_crash_report.moc"

@@ -86,6 +86,22 @@ auto optimizerStateKey(const StateMap&, const at::Tensor& p) {
 
 }  // namespace ywb::compat
 
+#include <ATen/ATen.h>
+
+namespace ywb::compat {
+
+/// Multiplies every tensor of `ts` in place by the one-element tensor `factor` without reading it on the
+/// host: one multi-tensor kernel in LibTorch >= 2.1 (_foreach_mul_.Tensor), one kernel per tensor before.
+inline void foreachMulByScalarTensor(std::vector<at::Tensor>& ts, const at::Tensor& factor) {
+#if YWB_TORCH_VERSION_NUMBER >= 20100
+  at::_foreach_mul_(ts, factor);
+#else
+  for (auto& t : ts) t.mul_(factor);
+#endif
+}
+
+}  // namespace ywb::compat
+
 namespace c10d {
 class ProcessGroup;
 class Backend;

@@ -2,6 +2,8 @@
 
 #include <torch/autograd.h>
 
+#include "core/torch_compat.h"
+
 namespace ywb {
 
 at::Tensor clipGradNorm(const std::vector<at::Tensor>& params, double max_norm) {
@@ -15,7 +17,7 @@ at::Tensor clipGradNorm(const std::vector<at::Tensor>& params, double max_norm) 
   const std::vector<at::Tensor> norms = at::_foreach_norm(grads, 2);
   const at::Tensor total = norms.size() == 1 ? norms[0] : at::stack(norms).norm(2);
   const at::Tensor coef = at::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
-  for (auto& g : grads) g.mul_(coef);  // a device scalar: no host round trip
+  compat::foreachMulByScalarTensor(grads, coef);  // a device scalar: no host round trip
   return total;
 }
 

@@ -1,5 +1,6 @@
 #include "train/optimizer_factory.h"
 
+#include "train/foreach_adamw.h"
 #include "train/foreach_sgd.h"
 
 #include <torch/nn/modules/batchnorm.h>
@@ -79,7 +80,7 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const ParamGroups& g, con
   groups.emplace_back(g.biases, make(0.0));
   groups.emplace_back(g.weights, make(decay));
   groups.emplace_back(g.bn_weights, make(0.0));
-  return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(c.lr));
+  return std::make_unique<ForeachAdamW>(groups, torch::optim::AdamWOptions(c.lr));
 }
 
 double groupLr(torch::optim::Optimizer& opt, size_t i) {

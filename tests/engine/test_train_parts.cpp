@@ -14,7 +14,6 @@
 #include "core/threads.h"
 #include "train/auto_batch.h"
 #include "train/epoch_decision.h"
-#include "train/foreach_sgd.h"
 #include "train/grad_clip.h"
 #include "train/grad_scaler.h"
 #include "train/lr_schedule.h"
@@ -67,58 +66,6 @@ class TestTrainParts : public QObject {
     QVERIFY2(during < before + (64u << 20),
              qPrintable(QString("mmapped bytes %1 -> %2").arg(before).arg(during)));
     QCOMPARE(big.sum().item<double>(), double(16 << 20));
-  }
-
-  void foreachSgdMatchesTorchSgdBitExactly() {
-    // ForeachSGD must do exactly torch::optim::SGD's arithmetic (the reference is LibTorch's own
-    // optimizer): three groups with different weight decay, Nesterov momentum, a changed lr and momentum
-    // (warmup does that), a parameter without a gradient, and 6 steps of random gradients.
-    torch::manual_seed(3);
-    auto a = tinyNet(), b = tinyNet();
-    {
-      torch::NoGradGuard ng;
-      for (size_t i = 0; i < a->parameters().size(); ++i) b->parameters()[i].copy_(a->parameters()[i]);
-    }
-    auto groupsOf = [](torch::nn::SequentialImpl& n) {
-      auto p = n.parameters();  // conv0.w, bn.w, bn.b, conv2.w, conv2.b
-      std::vector<torch::optim::OptimizerParamGroup> g;
-      auto opt = [](double wd) {
-        return std::make_unique<torch::optim::SGDOptions>(
-            torch::optim::SGDOptions(0.01).momentum(0.9).nesterov(true).weight_decay(wd));
-      };
-      g.emplace_back(std::vector<at::Tensor>{p[2], p[4]}, opt(0.0));
-      g.emplace_back(std::vector<at::Tensor>{p[0], p[3]}, opt(5e-4));
-      g.emplace_back(std::vector<at::Tensor>{p[1]}, opt(0.0));
-      return g;
-    };
-    torch::optim::SGD ref(groupsOf(*a), torch::optim::SGDOptions(0.01));
-    ywb::ForeachSGD fe(groupsOf(*b), torch::optim::SGDOptions(0.01));
-    for (int step = 0; step < 6; ++step) {
-      const auto pa = a->parameters(), pb = b->parameters();
-      for (size_t i = 0; i < pa.size(); ++i) {
-        if (step == 2 && i == 1) {  // no gradient this step: both must skip it
-          pa[i].mutable_grad() = at::Tensor();
-          pb[i].mutable_grad() = at::Tensor();
-          continue;
-        }
-        const at::Tensor g = at::randn_like(pa[i]);
-        pa[i].mutable_grad() = g.clone();
-        pb[i].mutable_grad() = g.clone();
-      }
-      if (step == 3) {
-        for (auto* o :
-             {static_cast<torch::optim::Optimizer*>(&ref), static_cast<torch::optim::Optimizer*>(&fe)}) {
-          for (auto& grp : o->param_groups()) {
-            static_cast<torch::optim::SGDOptions&>(grp.options()).lr(0.037).momentum(0.8);
-          }
-        }
-      }
-      ref.step();
-      fe.step();
-      for (size_t i = 0; i < pa.size(); ++i)
-        QVERIFY2(at::equal(pa[i], pb[i]), qPrintable(QString("step %1 param %2").arg(step).arg(i)));
-    }
-    QCOMPARE(fe.state().size(), ref.state().size());
   }
 
   void gradClipMatchesLibTorch() {

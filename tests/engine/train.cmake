@@ -1,5 +1,6 @@
 ywb_add_test(test_train_args SOURCES test_train_args.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
 ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
+ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_trainer SOURCES test_trainer.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 ywb_add_test(test_learns SOURCES test_learns.cpp LABELS train TIMEOUT 1800)
 ywb_add_test(test_bench_train SOURCES test_bench_train.cpp LABELS smoke TIMEOUT 600)

@@ -1,9 +1,9 @@
 #include "train/foreach_adamw.h"
 
 #include <ATen/ATen.h>
+#include <torch/autograd.h>
 #include <cmath>
 #include <map>
-#include <torch/autograd.h>
 
 #include "core/torch_compat.h"
 

@@ -1,13 +1,13 @@
 // The crash report (ywb/crash_report.h): a real invalid memory access in a forked child, and a real `ywb`
 // process killed with SIGSEGV. Expected values come from the test itself: the address it dereferences,
 // the signal it sends, the exported function it crashes in.
+#include <sys/wait.h>
+#include <unistd.h>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
 #include <csignal>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "ywb/crash_report.h"
 
@@ -63,7 +63,8 @@ class TestCrashReport : public QObject {
     const QString e = QString::fromLocal8Bit(p.readAllStandardError());
     QVERIFY2(e.contains("ywb: fatal SIGSEGV (invalid memory access) in thread '"), qPrintable(e));
     // Sent, not a fault: the report names the sender (this test) instead of a meaningless address.
-    QVERIFY2(e.contains(QString("sent by process %1").arg(QCoreApplication::applicationPid())), qPrintable(e));
+    QVERIFY2(e.contains(QString("sent by process %1").arg(QCoreApplication::applicationPid())),
+             qPrintable(e));
     // backtrace_symbols_fd lines: "object(symbol+0xoffset)[0xaddress]"; at least one with a symbol name.
     QVERIFY2(e.contains(QRegularExpression(R"(\((_Z|[A-Za-z_])[^)]*\+0x[0-9a-f]+\)\[0x[0-9a-f]+\])")),
              qPrintable(e));

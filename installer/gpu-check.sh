@@ -18,7 +18,7 @@
 #   --torch DIR       LibTorch's CMake prefix (default: python3 -c 'import torch; print(torch.utils.cmake_prefix_path)';
 #                     "system" = the LibTorch CMake finds by itself, e.g. Debian's)
 #   --build-only      unpack, configure and build, then stop (what can be checked on a machine without a GPU)
-#   --targets "T..."  build only these targets (default: ywb test_cuda test_cuda_parts)
+#   --targets "T..."  build only these targets (default: ywb test_cuda test_cuda_parts test_cuda_train)
 #   --quick           benchmark matrix cut to batch 16 and a few steps (a smoke run of the script)
 #   --jobs N          build parallelism (default: all cores)
 #   --keep-going      build every translation unit that compiles and report all failures (a first build
@@ -102,7 +102,7 @@ check_libs() {
 }
 
 mode=check debs="$root/.cache/gpu-debs" out="${OUT:-}" torch="" build_only=0 quick=0 jobs="$(nproc)"
-targets="ywb test_cuda test_cuda_parts" prebuilt="" keep_going=0 budget=0 from=0 no_tests=0 run_timeout=300 device=0 imgsz=640
+targets="ywb test_cuda test_cuda_parts test_cuda_train" prebuilt="" keep_going=0 budget=0 from=0 no_tests=0 run_timeout=300 device=0 imgsz=640
 while [ $# -gt 0 ]; do
   case "$1" in
     --prepare) mode=prepare; if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then debs="$2"; shift; fi ;;

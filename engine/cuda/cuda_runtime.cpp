@@ -2,6 +2,8 @@
 
 #include <ATen/Context.h>
 
+#include "core/torch_compat.h"
+
 #if YW_WITH_CUDA
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -37,6 +39,11 @@ std::optional<AllocatorStats> allocatorStats(int device, std::string* why) {
   if (!at::detail::getCUDAHooks().hasPrimaryContext(static_cast<c10::DeviceIndex>(device)))
     return AllocatorStats{};
   namespace alloc = c10::cuda::CUDACachingAllocator;
+#if YWB_TORCH_VERSION_NUMBER >= 20400
+  // The context comes before the allocator's tables during LibTorch's lazy CUDA initialisation: a monitor
+  // thread sampling in between must not read them.
+  if (!alloc::get() || !alloc::get()->initialized()) return AllocatorStats{};
+#endif
   const auto s = alloc::getDeviceStats(static_cast<c10::DeviceIndex>(device));
   constexpr size_t kAggregate = 0;  // StatType::AGGREGATE in every LibTorch version (small + large pools)
   AllocatorStats r;

@@ -2,3 +2,4 @@
 # with the reason where there is none; installer/gpu-check.sh runs them on a GPU machine).
 ywb_add_test(test_cuda_parts SOURCES test_cuda_parts.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
 ywb_add_test(test_cuda SOURCES test_cuda.cpp LABELS cuda ENGINE_INTERNAL TIMEOUT 600)
+ywb_add_test(test_cuda_train SOURCES test_cuda_train.cpp LABELS cuda ENGINE_INTERNAL TIMEOUT 600)

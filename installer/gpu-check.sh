@@ -137,7 +137,7 @@ t0=$(date +%s)
 build="$root/build/gpu-check"
 prefix="$root/build/gpu-deps"
 torch_info="{}"
-# $out gets the report and the main logs (at most 6 files: a device machine returns few); the rest goes to $logs.
+# $out gets the report and the main logs (at most 7 files: a device machine returns few); the rest goes to $logs.
 logs="$root/build/gpu-check-logs"
 mkdir -p "$logs"
 if [ -n "$prebuilt" ]; then
@@ -232,8 +232,12 @@ run() {
   fi
   local o e rc=0 t; t=$(date +%s)
   o="$(timeout "$run_timeout" "$ywb" "$@" --json 2>"$logs/last.err")" || rc=$?
-  e="$(tail -c 600 "$logs/last.err" | tr '\n\t"\\' '    ')"
+  # A crash (rc >= 128: a signal) keeps the crash report's backtrace: more of the message, and the whole
+  # stderr of the first crash goes into the report folder.
+  local tail_bytes=600; [ "$rc" -ge 128 ] && [ "$rc" != 124 ] && tail_bytes=4000
+  e="$(tail -c "$tail_bytes" "$logs/last.err" | tr '\n\t"\\' '    ')"
   [ "$rc" = 124 ] && e="timed out after $run_timeout s: $e"
+  if [ "$rc" -ge 128 ] && [ ! -f "$out/crash.log" ]; then { echo "ywb $*"; cat "$logs/last.err"; } >"$out/crash.log"; fi
   python3 - "$kind" "$rc" "$e" "$o" "$*" "$n_run" "$(($(date +%s) - t))" >>"$runs" <<'PY'
 import json, sys
 kind, rc, err, out, cmd, n, secs = sys.argv[1:8]

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <exception>
+#include <thread>
 
 #include "cli_training_run.h"
 #include "ywb/dist.h"
@@ -57,17 +58,22 @@ class TrainingController::Observer : public ywb::TrainObserver {
 
 namespace {
 constexpr int kHeapSettleMs = 1000;  ///< after a run's end, when its end-of-run GUI work is done
+
+// The process's malloc arenas are capped before main() runs. Runs start new threads, and without a cap
+// each left its freed memory in an arena of its own (RSS grew run after run, live heap flat); a cap set
+// later (it was in this constructor) binds only arenas created after it: the threads that existed before
+// (Qt's, LibTorch's) had made arenas the runs' threads then reused and fragmented (+7..+9% RSS after five
+// runs, four 64 MB arenas holding 20-40 MB of free memory resident). Set first: +0.6..+0.9% after six runs
+// with 2 arenas. Not 1: the loader's workers then contend for one lock (bench loader 289-352 img/s vs
+// 344-353 with 2 or with glibc's default). One per core, 2 to 8 (glibc's default is 8 per core).
+const bool kHeapArenasCapped =
+    (ywb::limitHeapArenas(std::clamp(int(std::thread::hardware_concurrency()), 2, 8)), true);
 }  // namespace
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ywb::TrainPhase>("ywb::TrainPhase");
   qRegisterMetaType<ywb::EpochMetrics>("ywb::EpochMetrics");
   qRegisterMetaType<ywb::TrainSummary>("ywb::TrainSummary");
-  // Runs start new threads; without a cap each left its freed memory in its own malloc arena (the GUI's RSS
-  // grew run after run; tests/gui/test_gui_memory.cpp). One arena: with two, the runs' threads fragmented
-  // the second one (+2..+10% over five runs, live heap flat); with one, +0.6..+2.4%, and the loader and the
-  // training step ran as fast as with glibc's default (docs/RELIABILITY.md).
-  ywb::limitHeapArenas(1);
 }
 
 TrainingController::~TrainingController() {

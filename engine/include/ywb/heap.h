@@ -1,5 +1,6 @@
 // The process heap, for processes that start run after run (the GUI).
-// Thread rules: limitHeapArenas before starting runs; releaseFreeHeapMemory from any thread.
+// Thread rules: limitHeapArenas before any thread is started (it binds only arenas created after it; the GUI
+// calls it during static initialisation); releaseFreeHeapMemory from any thread.
 #pragma once
 
 namespace ywb {
@@ -7,7 +8,8 @@ namespace ywb {
 /// At most `arenas` glibc malloc arenas (nothing elsewhere). glibc gives new threads arenas of their own and
 /// keeps what they freed; every run starts new threads (trainer, loader workers), so the GUI's RSS grew run
 /// after run even with the runs' free memory handed back (docs/RELIABILITY.md: +17.7% over five runs with
-/// glibc's default of 8 per core, +2% to +10% with 2, +0.6% to +2.4% with 1, which the GUI uses).
+/// glibc's default of 8 per core; with the cap set before any thread, +0.6% to +2% with 1 to 4 arenas; the GUI
+/// uses one per core, 2 to 8).
 void limitHeapArenas(int arenas);
 
 /// Hands the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere). glibc keeps

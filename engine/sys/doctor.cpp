@@ -127,7 +127,10 @@ DoctorReport runDoctor(const DoctorOptions& opt) {
     r.turbojpeg_version = os.str();
   }
   checkTorchComputes(r);  // also maps the BLAS library into the process
-  r.blas = loadedBlas();
+  // LibTorch built with MKL (upstream x86 builds) carries its BLAS inside; a libblas.so.3 mapped beside it
+  // (OpenCV's dependency) is not the one it uses. Only a LibTorch on the system BLAS (Debian's,
+  // BLAS_INFO=generic) runs at the speed of whichever libblas.so.3 is installed.
+  r.blas = tb.blas_info == "mkl" ? "mkl (inside LibTorch)" : loadedBlas();
   if (r.blas == "reference") {
     r.warnings.push_back(
         "LibTorch uses the reference BLAS: 1x1 convolutions run 4-8x slower. Fix: "

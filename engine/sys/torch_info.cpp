@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <regex>
@@ -27,6 +28,19 @@ std::string capture(const std::string& cfg, const std::string& pattern) {
   return std::regex_search(cfg, m, re) ? m[1].str() : std::string();
 }
 
+// LibTorch prints cuDNN's version number v as "v/1000.(v%1000)/100[.v%100]", the encoding of cuDNN <= 8
+// (8902 -> "8.9.2"). cuDNN 9 encodes major*10000 + minor*100 + patch, so 9.19.0 (91900) prints as "91.9"
+// (seen on PyTorch 2.11 cu130): a first number >= 10 is undone to "9.19".
+std::string cudnnVersionText(const std::string& printed) {
+  const size_t dot = printed.find('.');
+  if (dot == std::string::npos) return printed;
+  const int first = std::atoi(printed.substr(0, dot).c_str());
+  if (first < 10) return printed;
+  const int second = std::atoi(printed.substr(dot + 1).c_str());
+  const long v = long(first) * 1000 + long(second % 10) * 100;
+  return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100);
+}
+
 }  // namespace
 
 TorchBuildInfo parseTorchConfig(const std::string& cfg) {
@@ -35,7 +49,7 @@ TorchBuildInfo parseTorchConfig(const std::string& cfg) {
   info.cuda = flagOn(cfg, "USE_CUDA");
   info.cuda_runtime = capture(cfg, "CUDA Runtime ([0-9.]+)");
   info.cudnn = flagOn(cfg, "USE_CUDNN");
-  info.cudnn_version = capture(cfg, "CuDNN ([0-9.]+)");
+  info.cudnn_version = cudnnVersionText(capture(cfg, "CuDNN ([0-9.]+)"));
   info.nccl = flagOn(cfg, "USE_NCCL");
   info.mkldnn = flagOn(cfg, "USE_MKLDNN");
   info.openmp = flagOn(cfg, "USE_OPENMP");

@@ -100,6 +100,16 @@ class TestDoctor : public QObject {
     QCOMPARE(b.arches, (std::vector<std::string>{"sm_50", "sm_80", "sm_90", "compute_90"}));
   }
 
+  void parsesCudnn9Version() {
+    // PyTorch 2.11 cu130 printed cuDNN 9.19.0 (91900) as "CuDNN 91.9" (its cuDNN 8 formula v/1000,
+    // (v%1000)/100): the report says 9.19. cuDNN 8's own "8.9.2" stays as printed (case above).
+    const ywb::TorchBuildInfo b = ywb::parseTorchConfig(
+        "PyTorch built with:\n  - CuDNN 91.9\n  - Build settings: BLAS_INFO=mkl, TORCH_VERSION=2.11.0, "
+        "USE_CUDNN=ON\n");
+    QCOMPARE(b.cudnn_version, std::string("9.19"));
+    QCOMPARE(ywb::parseTorchConfig("  - CuDNN 90.1\n").cudnn_version, std::string("9.1"));  // 90100: 9.1
+  }
+
   void parsesThisBuild() {
     // Debian's LibTorch here is CPU-only; whatever the build, version must be found and match TORCH_VERSION.
     const ywb::TorchBuildInfo b = ywb::torchBuildInfo();

@@ -30,11 +30,9 @@ at::Tensor ForeachAdamW::step(LossClosure closure) {
       std::vector<at::Tensor> params, grads, exp_avg, exp_avg_sq;
     };
     std::map<int64_t, Batch> by_step;
-    std::vector<at::Tensor> decayed;
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       TORCH_CHECK(!p.grad().is_sparse(), "AdamW does not support sparse gradients");
-      decayed.push_back(p.data());
       const auto key = compat::optimizerStateKey(state_, p);
       auto it = state_.find(key);
       if (it == state_.end()) {
@@ -52,10 +50,9 @@ at::Tensor ForeachAdamW::step(LossClosure closure) {
       b.exp_avg.push_back(st.exp_avg());
       b.exp_avg_sq.push_back(st.exp_avg_sq());
     }
-    if (decayed.empty()) continue;
-    // Step weight decay: p *= 1 - lr * weight_decay
-    if (o.weight_decay() != 0) at::_foreach_mul_(decayed, 1 - o.lr() * o.weight_decay());
     for (auto& [step, b] : by_step) {
+      // Step weight decay: p *= 1 - lr * weight_decay
+      if (o.weight_decay() != 0) at::_foreach_mul_(b.params, 1 - o.lr() * o.weight_decay());
       const double bias_correction1 = 1 - std::pow(beta1, double(step));
       const double bias_correction2 = 1 - std::pow(beta2, double(step));
       // The moments: m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2

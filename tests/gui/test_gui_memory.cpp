@@ -40,11 +40,12 @@ QString rssParts() {
   // (glibc's other arenas, LibTorch's and Qt's own mappings).
   QFile sm("/proc/self/smaps");
   if (sm.open(QIODevice::ReadOnly)) {
-    double heap = 0, stacks = 0, other = 0;
+    enum Kind { kNone, kHeap, kStack, kOther };
+    double mb[4] = {};  // by Kind
     int n_stacks = 0;
     quint64 prev_end = 0, prev_size = 0;
-    bool prev_guard = false, cur_anon = false;
-    int cur_kind = 0;  // 0 none, 1 heap, 2 stack, 3 other anon
+    bool prev_guard = false;
+    Kind kind = kNone;
     for (const QByteArray& line : sm.readAll().split('\n')) {
       const QList<QByteArray> w = line.simplified().split(' ');
       if (w.isEmpty()) continue;
@@ -52,29 +53,25 @@ QString rssParts() {
         const QList<QByteArray> range = w[0].split('-');
         const quint64 start = range[0].toULongLong(nullptr, 16), end = range[1].toULongLong(nullptr, 16);
         const QByteArray perms = w[1], path = w.size() >= 6 ? w[5] : QByteArray();
-        cur_anon = path.isEmpty() || path == "[heap]";
-        cur_kind = 0;
+        kind = kNone;
         if (path == "[heap]") {
-          cur_kind = 1;
+          kind = kHeap;
         } else if (path.isEmpty() && perms.startsWith("rw")) {
-          cur_kind = (prev_guard && prev_end == start && prev_size == 4096) ? 2 : 3;
-          if (cur_kind == 2) ++n_stacks;
+          kind = (prev_guard && prev_end == start && prev_size == 4096) ? kStack : kOther;
+          if (kind == kStack) ++n_stacks;
         }
         prev_guard = path.isEmpty() && perms.startsWith("---");
         prev_end = end;
         prev_size = end - start;
-      } else if (w[0] == "Rss:" && cur_anon && w.size() >= 2) {
-        const double mb = w[1].toDouble() / 1024.0;
-        if (cur_kind == 1) heap += mb;
-        if (cur_kind == 2) stacks += mb;
-        if (cur_kind == 3) other += mb;
+      } else if (w[0] == "Rss:" && w.size() >= 2) {
+        mb[kind] += w[1].toDouble() / 1024.0;
       }
     }
     parts << QString("[heap] %1 MB, %2 thread stacks %3 MB, other anonymous %4 MB")
-                 .arg(heap, 0, 'f', 1)
+                 .arg(mb[kHeap], 0, 'f', 1)
                  .arg(n_stacks)
-                 .arg(stacks, 0, 'f', 1)
-                 .arg(other, 0, 'f', 1);
+                 .arg(mb[kStack], 0, 'f', 1)
+                 .arg(mb[kOther], 0, 'f', 1);
   }
   const struct mallinfo2 mi = mallinfo2();
   parts << QString("heap in use %1 MB, free %2 MB")
@@ -147,7 +144,7 @@ class TestGuiMemory : public QObject {
     qInfo("host RSS after run 1: %.1f MB, after run %d: %.1f MB (%+.2f%%)", first / 1e6, runs, last / 1e6,
           100 * (last / first - 1));
     // The bar: within 5% of the first run. Since the malloc arenas are capped before main()
-    // (gui/training_controller.cpp): +0.57..+2.03% over six runs (2026-11-23, idle cores), the anonymous
+    // (gui/training_controller.cpp): +0.49..+0.67% with its one arena (2026-11-23, idle cores), the anonymous
     // RSS split printed per run flat ([heap], stacks, other). Before (cap set in the controller's
     // constructor, after Qt's and LibTorch's threads had made their arenas): +7..+9%, up to +12.2%.
     QVERIFY(last < first * 1.05);

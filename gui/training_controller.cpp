@@ -5,7 +5,6 @@
 #include <QTimer>
 #include <algorithm>
 #include <exception>
-#include <thread>
 
 #include "cli_training_run.h"
 #include "ywb/dist.h"
@@ -63,11 +62,11 @@ constexpr int kHeapSettleMs = 1000;  ///< after a run's end, when its end-of-run
 // each left its freed memory in an arena of its own (RSS grew run after run, live heap flat); a cap set
 // later (it was in this constructor) binds only arenas created after it: the threads that existed before
 // (Qt's, LibTorch's) had made arenas the runs' threads then reused and fragmented (+7..+9% RSS after five
-// runs, four 64 MB arenas holding 20-40 MB of free memory resident). Set first: +0.6..+0.9% after six runs
-// with 2 arenas. Not 1: the loader's workers then contend for one lock (bench loader 289-352 img/s vs
-// 344-353 with 2 or with glibc's default). One per core, 2 to 8 (glibc's default is 8 per core).
-const bool kHeapArenasCapped =
-    (ywb::limitHeapArenas(std::clamp(int(std::thread::hardware_concurrency()), 2, 8)), true);
+// runs, four 64 MB arenas holding 20-40 MB of free memory resident). One arena, set first: +0.6..+0.7%
+// every time. Two: +0.7% to +10.6% depending on whether run 1 already used the second (docs/RELIABILITY.md).
+// The price: the loader's workers share one lock (bench loader 289-352 img/s vs 336-353 with glibc's
+// default), far above what a CPU training step consumes (~30 img/s).
+const bool kHeapArenasCapped = (ywb::limitHeapArenas(1), true);
 }  // namespace
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {

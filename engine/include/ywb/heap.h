@@ -8,8 +8,8 @@ namespace ywb {
 /// At most `arenas` glibc malloc arenas (nothing elsewhere). glibc gives new threads arenas of their own and
 /// keeps what they freed; every run starts new threads (trainer, loader workers), so the GUI's RSS grew run
 /// after run even with the runs' free memory handed back (docs/RELIABILITY.md: +17.7% over five runs with
-/// glibc's default of 8 per core; with the cap set before any thread, +0.6% to +2% with 1 to 4 arenas; the
-/// GUI uses one per core, 2 to 8).
+/// glibc's default of 8 per core; with the cap set before any thread, +0.5% to +0.7% with 1 arena, which
+/// the GUI uses, up to +10.6% with 2).
 void limitHeapArenas(int arenas);
 
 /// Hands the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere). glibc keeps

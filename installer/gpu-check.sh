@@ -25,8 +25,8 @@
 #                     against a new LibTorch)
 #   --budget S        start no benchmark run after S seconds (they are listed as not run); the matrix runs
 #                     the issue's target configuration first (yolov8n/yolo11n 640, batch 64, AMP)
-#   --from N|auto     skip the first N benchmark runs (auto: those an earlier call started) (done by an earlier call on the same build) and keep
-#                     their results; --no-tests keeps the earlier tests' log too
+#   --from N|auto     skip the first N benchmark runs, done by an earlier call on the same build (auto: all
+#                     it started), and keep their results; --no-tests keeps the earlier tests' log too
 #   --run-timeout S   one benchmark run's limit (default 300 s)
 #   --build-dir DIR   use an existing build (e.g. build/ci) instead of unpacking and building; with
 #   --device D --imgsz N   (default 0 and 640) this smoke-tests the test/benchmark/report stages on a CPU
@@ -205,18 +205,20 @@ ywb="$build/engine/cli/ywb"
 runs="$logs/runs.jsonl"
 # A later call with --from N continues the matrix of an earlier one (same machine, same build): its runs
 # are kept; so are its test log and doctor output when --no-tests skips them now.
-if [ "$from" = auto ]; then  # after the last run an earlier call started
-  from="$(python3 -c 'import json, sys; print(max([0] + [json.loads(l).get("n", 0) for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("rc") != -1]))' "$runs" 2>/dev/null || echo 0)"
-  log "continuing after run #$from"
-fi
-if [ "$from" -gt 0 ] && [ -f "$runs" ]; then
-  python3 - "$runs" "$from" <<'PY'
+if [ "$from" != 0 ] && [ -f "$runs" ]; then
+  # Keeps the earlier call's runs up to --from (auto: the last it started) and prints that number.
+  from="$(python3 - "$runs" "$from" <<'PY'
 import json, sys
-path, keep = sys.argv[1], int(sys.argv[2])
+path, keep = sys.argv[1], sys.argv[2]
 recs = [json.loads(l) for l in open(path) if l.strip()]
+keep = max([0] + [r.get("n", 0) for r in recs if r.get("rc") != -1]) if keep == "auto" else int(keep)
 open(path, "w").writelines(json.dumps(r) + "\n" for r in recs if r.get("n", 0) <= keep and r.get("kind") != "note")
+print(keep)
 PY
+)"
+  log "continuing after run #$from"
 else
+  [ "$from" != auto ] || from=0
   : >"$runs"
 fi
 n_run=0

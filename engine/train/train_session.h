@@ -111,6 +111,12 @@ void buildValLoader(TrainSession& s, int batch);
 /// Trains one epoch. Returns false when a stop was requested mid-epoch. `tloss` gets the mean losses.
 bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]);
 
+/// Validates the EMA weights after `epoch` (epoch_validation.cpp); the metrics the epoch event carries.
+EpochMetrics validateEpoch(TrainSession& s, int epoch);
+
+/// Whether an exception's text says the device (or host) ran out of memory.
+bool isOutOfMemory(const std::string& why);
+
 /// Saves weights/last.safetensors (and best, and periodic copies) with the full training state.
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json);
 

@@ -2,6 +2,7 @@
 // flips, HSV tables, Mosaic placement) and an end-to-end invariant of the Mosaic + affine sample builder.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -288,6 +289,43 @@ class TestDataTransforms : public QObject {
     }
     QCOMPARE(pooled, (std::set<int>{0, 4}));
     QVERIFY(free.size() > 3);
+  }
+
+  // What the augmentation does to the boxes of a real dataset, against an independent model of Ultralytics'
+  // published rules (tests/bench/ultralytics_label_geometry.py, NumPy only; its 200,000-sample figures for
+  // the shared shapes/ set, whose images are 100..128 x 128 px, are quoted below): the number of boxes a
+  // sample keeps and their mean size, with Mosaic and in the close_mosaic stage. Catches a wrong scale or
+  // translation range, mosaic centre range, letterbox offset, clip or box-candidate threshold (each moves
+  // these means by several sampling errors; the tolerances are about 4 of them, from the model's standard
+  // deviations: boxes 4.49 / 2.24 per sample, widths 10.4 / 11.8 px per box).
+  void labelGeometryMatchesUltralyticsRules() {
+    const std::string yaml = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/data.yaml";
+    if (!fs::exists(yaml)) QSKIP("the shared fixtures are not present");
+    auto split = std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(ywb::loadDataConfig(yaml), "train"));
+    auto source = std::make_shared<ywb::ImageSource>(split, 128, false);
+    const ywb::SampleBuilder builder(source, true, ywb::AugmentParams{});
+    struct Expect {
+      bool mosaic;
+      double boxes, w, h, tol_boxes, tol_wh;
+    };
+    // The model's figures: mosaic 7.321 boxes, 17.831 x 18.182 px; single 4.2918 boxes, 21.075 x 21.595 px.
+    for (const Expect e :
+         {Expect{true, 7.321, 17.831, 18.182, 0.2, 0.35}, Expect{false, 4.2918, 21.075, 21.595, 0.1, 0.4}}) {
+      const int n = 8000;
+      double boxes = 0, w = 0, h = 0;
+      for (int i = 0; i < n; ++i) {
+        const ywb::Sample s =
+            builder.build(size_t(i) % split->images.size(), uint64_t(i) * 7919 + 1, e.mosaic);
+        for (const auto& b : s.boxes) w += b.width(), h += b.height();
+        boxes += double(s.boxes.size());
+      }
+      const QString what = e.mosaic ? "mosaic" : "close_mosaic";
+      qInfo("%s: %.3f boxes per sample, mean %.3f x %.3f px", qPrintable(what), boxes / n, w / boxes,
+            h / boxes);
+      QVERIFY2(std::abs(boxes / n - e.boxes) < e.tol_boxes, qPrintable(what));
+      QVERIFY2(std::abs(w / boxes - e.w) < e.tol_wh, qPrintable(what));
+      QVERIFY2(std::abs(h / boxes - e.h) < e.tol_wh, qPrintable(what));
+    }
   }
 
   void betaIsCentred() {

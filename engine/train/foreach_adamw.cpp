@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/torch_compat.h"
+#include "train/optimizer_closure.h"
 
 namespace ywb {
 
@@ -16,11 +17,7 @@ at::Tensor ForeachAdamW::step(LossClosure closure) {
     }
   }
   torch::NoGradGuard no_grad;
-  at::Tensor loss;
-  if (closure != nullptr) {
-    at::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
+  const at::Tensor loss = evaluateLossClosure(closure);
   for (auto& group : param_groups_) {
     auto& o = static_cast<torch::optim::AdamWOptions&>(group.options());
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());

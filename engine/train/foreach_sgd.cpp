@@ -4,16 +4,13 @@
 #include <torch/autograd.h>
 
 #include "core/torch_compat.h"
+#include "train/optimizer_closure.h"
 
 namespace ywb {
 
 at::Tensor ForeachSGD::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
-  at::Tensor loss;
-  if (closure != nullptr) {
-    at::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
+  const at::Tensor loss = evaluateLossClosure(closure);
   for (auto& group : param_groups_) {
     auto& o = static_cast<torch::optim::SGDOptions&>(group.options());
     std::vector<at::Tensor> params, grads;

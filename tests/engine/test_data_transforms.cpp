@@ -308,7 +308,7 @@ class TestDataTransforms : public QObject {
       bool mosaic;
       double boxes, w, h, tol_boxes, tol_wh;
     };
-    // The model's figures: mosaic 7.321 boxes, 17.831 x 18.182 px; single 4.2918 boxes, 21.075 x 21.595 px.
+    // {mosaic, the model's boxes per sample, mean w, mean h (its JSON output), tolerances for boxes and w/h}
     for (const Expect e :
          {Expect{true, 7.321, 17.831, 18.182, 0.2, 0.35}, Expect{false, 4.2918, 21.075, 21.595, 0.1, 0.4}}) {
       const int n = 8000;

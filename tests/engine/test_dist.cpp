@@ -3,12 +3,10 @@
 // (YWB_DIST_TEST_WORKER). Whole `ywb train world=2` jobs: test_dist_train.cpp.
 #include <torch/torch.h>
 #include <QCoreApplication>
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <csignal>
 
 #include "core/atomic_file.h"
 #include "data/sampler.h"
@@ -20,8 +18,6 @@
 #include "support/dist_env.h"
 #include "ywb/dist.h"
 #include "ywb/error.h"
-#include "ywb/synth.h"
-#include "ywb/trainer.h"
 
 namespace {
 

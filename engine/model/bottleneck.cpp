@@ -26,4 +26,8 @@ LayerFlops BottleneckImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   return b;
 }
 
+void drawReplacedBottlenecks(const BottleneckOptions& options, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) Bottleneck dropped(options);
+}
+
 }  // namespace ywb::model

@@ -11,6 +11,10 @@ C3Impl::C3Impl(const C3Options& o, int64_t k1, int64_t k2) : options(o) {
   cv1 = register_module("cv1", Conv(ConvOptions(o.c1(), c, 1, 1)));
   cv2 = register_module("cv2", Conv(ConvOptions(o.c1(), c, 1, 1)));
   cv3 = register_module("cv3", Conv(ConvOptions(2 * c, o.c2(), 1, 1)));
+  // C3k (other kernels) replaces the blocks C3 built: draw their weights first, as Ultralytics does.
+  if (k1 != 1 || k2 != 3)
+    drawReplacedBottlenecks(BottleneckOptions(c, c).shortcut(o.shortcut()).g(o.g()).k1(1).k2(3).e(1.0),
+                            o.n());
   torch::nn::Sequential m;
   for (int64_t i = 0; i < o.n(); ++i) {
     blocks.emplace_back(BottleneckOptions(c, c).shortcut(o.shortcut()).g(o.g()).k1(k1).k2(k2).e(1.0));

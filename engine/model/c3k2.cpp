@@ -10,6 +10,8 @@ C3k2Impl::C3k2Impl(const C3k2Options& o) : options(o) {
   c_ = static_cast<int64_t>(double(o.c2()) * o.e());
   cv1 = register_module("cv1", Conv(ConvOptions(o.c1(), 2 * c_, 1, 1)));
   cv2 = register_module("cv2", Conv(ConvOptions((2 + o.n()) * c_, o.c2(), 1, 1)));
+  // The C2f blocks Ultralytics builds first and then replaces (same seed, same initial weights).
+  drawReplacedBottlenecks(BottleneckOptions(c_, c_).shortcut(o.shortcut()).g(o.g()).e(1.0), o.n());
   torch::nn::ModuleList m;
   for (int64_t i = 0; i < o.n(); ++i) {
     if (o.c3k()) {

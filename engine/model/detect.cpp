@@ -22,6 +22,8 @@ DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
   // Hidden widths as in the published head: box max(16, ch0/4, 4*16), class max(ch0, min(nc, 100)).
   const int64_t c2 = std::max<int64_t>({16, ch[0] / 4, 4 * kRegMax});
   const int64_t c3 = std::max<int64_t>(ch[0], std::min<int64_t>(o.nc(), 100));
+  // Built in Ultralytics' order (every box branch, then every class branch; each stage before its output
+  // convolution) so that a seed draws the same initial weights as Ultralytics' (test_model_init).
   torch::nn::ModuleList cv2, cv3;
   for (size_t i = 0; i < ch.size(); ++i) {
     const std::string lv = std::to_string(i);
@@ -32,13 +34,15 @@ DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
     box.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c2, 4 * kRegMax, 1));
     cv2->push_back(torch::nn::Sequential(box.stages[0].second, box.stages[1].second, box.out));
     box_.push_back(box);
-
+  }
+  for (size_t i = 0; i < ch.size(); ++i) {
+    const std::string lv = std::to_string(i);
     Branch cls;
     cls.out_name = "cv3." + lv + ".2";
-    cls.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c3, o.nc(), 1));
     if (o.legacy()) {
       cls.stages = {{"cv3." + lv + ".0", Conv(ConvOptions(ch[i], c3, 3))},
                     {"cv3." + lv + ".1", Conv(ConvOptions(c3, c3, 3))}};
+      cls.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c3, o.nc(), 1));
       cv3->push_back(torch::nn::Sequential(cls.stages[0].second, cls.stages[1].second, cls.out));
     } else {
       // DWConv is a Conv (same keys and behaviour) with groups gcd(c1, c2).
@@ -50,6 +54,7 @@ DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
                     {"cv3." + lv + ".0.1", pw1},
                     {"cv3." + lv + ".1.0", dw2},
                     {"cv3." + lv + ".1.1", pw2}};
+      cls.out = torch::nn::Conv2d(torch::nn::Conv2dOptions(c3, o.nc(), 1));
       // Lists, not Sequentials: only the key names matter (stages run in runBranch), and LibTorch cannot
       // nest a Sequential in a Sequential.
       cv3->push_back(

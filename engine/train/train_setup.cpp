@@ -151,7 +151,9 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.device = s.dist ? s.dist->device() : pickDevice(a.device);
   const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
-  at::manual_seed(uint64_t(a.seed));
+  // Ultralytics' trainer seeds with seed + 1 (rank 0) just before it builds the model; with its module
+  // order (test_model_init) seed S starts from exactly the initial weights of Ultralytics' seed S.
+  at::manual_seed(uint64_t(a.seed) + 1);
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
   // architecture.

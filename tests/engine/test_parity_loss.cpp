@@ -3,13 +3,16 @@
 // Ultralytics' names, a batch, the three head outputs of Ultralytics' train-mode forward and its loss items
 // (see the fixtures' README). We build the model named in the metadata with its nc, load the weights
 // strictly, run our train-mode forward and loss, and require heads within 1e-4 relative and loss items
-// within 1e-4 of Ultralytics' numbers.
+// within 1e-4 of Ultralytics' numbers. A fixture named loss-*-seedN holds the weights Ultralytics' model
+// constructor draws after torch.manual_seed(N) (fixture README): ours, built after at::manual_seed(N), must
+// be the same tensors bit for bit, so that a training seed starts where Ultralytics' starts.
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "io/safetensors.h"
 #include "io/state_dict.h"
@@ -45,20 +48,47 @@ double relativeError(const at::Tensor& a, const at::Tensor& b) {
   return (a - b).abs().max().item<double>() / scale;
 }
 
+// One data row per fixture file.
+void addFixtureRows() {
+  QTest::addColumn<QString>("path");
+  const auto files = fixtureFiles();
+  // The three shared fixtures (yolov8n x2, yolo11n) must be found: an empty run would prove nothing.
+  QVERIFY2(files.size() >= 3, "expected the loss-*.safetensors fixtures in ../shared/fixtures/ultralytics");
+  for (const auto& f : files)
+    QTest::newRow(fs::path(f).filename().string().c_str()) << QString::fromStdString(f);
+}
+
 }  // namespace
 
 class TestParityLoss : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void everyFixtureMatchesUltralytics_data() {
-    QTest::addColumn<QString>("path");
-    const auto files = fixtureFiles();
-    // The three shared fixtures (yolov8n x2, yolo11n) must be found: an empty run would prove nothing.
-    QVERIFY2(files.size() >= 3, "expected the loss-*.safetensors fixtures in ../shared/fixtures/ultralytics");
-    for (const auto& f : files)
-      QTest::newRow(fs::path(f).filename().string().c_str()) << QString::fromStdString(f);
+  void initialWeightsMatchUltralyticsSeed_data() { addFixtureRows(); }
+
+  void initialWeightsMatchUltralyticsSeed() {
+    QFETCH(QString, path);
+    std::smatch m;
+    const std::string name = fs::path(path.toStdString()).stem().string();
+    if (!std::regex_search(name, m, std::regex("-seed([0-9]+)$"))) QSKIP("not a seeded initialisation");
+    const ywb::SafetensorsFile f = ywb::readSafetensors(path.toStdString());
+    at::manual_seed(std::stoull(m[1].str()));
+    ywb::model::DetectionModel model =
+        ywb::model::buildModel(f.metadata.at("model"), std::stoi(f.metadata.at("nc")));
+    std::map<std::string, at::Tensor> ours;
+    for (const auto& p : model->named_parameters()) ours[p.key()] = p.value();
+    for (const auto& b : model->named_buffers()) ours[b.key()] = b.value();
+    size_t compared = 0;
+    for (const auto& [k, t] : f.tensors) {
+      if (k.rfind("model.", 0) != 0) continue;
+      QVERIFY2(ours.count(k), ("we have no " + k).c_str());
+      QVERIFY2(ours.at(k).sizes() == t.sizes() && ours.at(k).to(t.scalar_type()).equal(t),
+               ("initial " + k + " differs from Ultralytics' for the same seed").c_str());
+      ++compared;
+    }
+    QCOMPARE(compared, ours.size());  // every tensor of ours was in the fixture
   }
 
+  void everyFixtureMatchesUltralytics_data() { addFixtureRows(); }
   void everyFixtureMatchesUltralytics() {
     QFETCH(QString, path);
     const ywb::SafetensorsFile f = ywb::readSafetensors(path.toStdString());

@@ -18,6 +18,7 @@
 #include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/run_dir.h"
+#include "train/train_session.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
 #include "ywb/synth.h"
@@ -253,6 +254,28 @@ class TestTrainer : public QObject {
       QVERIFY2(QString(e.what()).contains("still out of memory after 3 retries"), e.what());
     }
     qunsetenv("YWB_FAKE_OOM_ABOVE_BATCH");
+  }
+
+  // Ultralytics' trainer seeds torch with seed + 1 right before it builds the model (BaseTrainer: init_seeds(
+  // seed + 1 + RANK), rank 0); test_parity_loss shows our model built after manual_seed(N) is Ultralytics'.
+  // So seed=5 must start from exactly the weights a build after manual_seed(6) gives.
+  void seedStartsFromUltralyticsInitialWeights() {
+    QTemporaryDir dir;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {24, 8, 96, 5, 4});
+    std::atomic<bool> stop{false}, pause{false};
+    ywb::TrainSession s;
+    s.args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
+    s.args.seed = 5;
+    s.stop = &stop;
+    s.pause = &pause;
+    s.run_dir = ywb::makeRunDir(s.args.project, s.args.name, false);
+    ywb::setupSession(s, nullptr);
+    at::manual_seed(6);
+    const ywb::model::DetectionModel ref = ywb::model::buildModel(s.args.model, s.nc);
+    const auto want = ref->named_parameters();
+    const auto got = s.model->named_parameters();
+    QCOMPARE(got.size(), want.size());
+    for (const auto& p : want) QVERIFY2(got[p.key()].equal(p.value()), p.key().c_str());
   }
 
   void missingDataIsAClearError() {

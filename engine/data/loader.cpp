@@ -72,6 +72,7 @@ struct DataLoader::Impl {
   bool stop = false;
   bool started = false;
   bool multi_image_next = true;
+  int reset_epoch = -1;
   // The current epoch's plan.
   uint64_t generation = 0;
   int epoch = 0;
@@ -89,14 +90,13 @@ struct DataLoader::Impl {
 
   void plan(int ep) {
     const bool shuffle = opt.shuffle && !opt.rect;
-    order = distributedIndices(split->images.size(), opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
-    if (recent) {
-      const std::vector<size_t> previous = ep > 0
-                                               ? distributedIndices(split->images.size(), opt.rank, opt.world,
-                                                                    shuffle, opt.seed, ep - 1, rect_order)
-                                               : std::vector<size_t>{};
-      recent->plan(previous, order);
-    }
+    const auto epochOrder = [&](int e) {
+      return shuffle && opt.world == 1 ? ultralyticsTrainOrder(split->images.size(), e, reset_epoch)
+                                       : distributedIndices(split->images.size(), opt.rank, opt.world,
+                                                            shuffle, opt.seed, e, rect_order);
+    };
+    order = epochOrder(ep);
+    if (recent) recent->plan(ep > 0 ? epochOrder(ep - 1) : std::vector<size_t>{}, order);
     const size_t b = size_t(opt.batch);
     nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
     total = std::min(order.size(), nbatches * b);
@@ -368,6 +368,11 @@ size_t DataLoader::size() const {
 void DataLoader::setMultiImageAugment(bool on) {
   std::lock_guard<std::mutex> lk(impl_->m);
   impl_->multi_image_next = on;
+}
+
+void DataLoader::setOrderResetEpoch(int epoch) {
+  std::lock_guard<std::mutex> lk(impl_->m);
+  impl_->reset_epoch = epoch;
 }
 
 LoaderStats DataLoader::stats() const {

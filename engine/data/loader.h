@@ -22,7 +22,9 @@ struct LoaderOptions {
   int workers = 0;      ///< worker threads; 0 = load in the thread that calls next() (PyTorch semantics)
   bool augment = true;  ///< Mosaic/perspective/MixUp/HSV/flips (training) or plain letterbox (validation)
   bool rect = false;    ///< rectangular batches, aspect-sorted (validation); no shuffle, no Mosaic
-  bool shuffle = true;  ///< new permutation every epoch, from (seed, epoch)
+  /// New permutation every epoch: on one rank Ultralytics' own order (ultralyticsTrainOrder: not keyed by
+  /// seed, as in Ultralytics), across ranks one keyed by (seed, epoch) that every rank shares.
+  bool shuffle = true;
   uint64_t seed = 0;
   int rank = 0, world = 1;  ///< DistributedSampler sharding
   bool pin_memory = false;  ///< page-locked batch memory when CUDA is available
@@ -85,6 +87,9 @@ class DataLoader {
   /// Allows or forbids the multi-image augmentations, Mosaic and MixUp, from the next startEpoch() on
   /// (close_mosaic forbids them for the last epochs; their probabilities stay hyp.mosaic and hyp.mixup).
   void setMultiImageAugment(bool on);
+  /// The epoch where Ultralytics rebuilds its loader (the first close_mosaic epoch; -1: never), which moves
+  /// its shuffle order on (ultralyticsTrainOrder); used from the next startEpoch() on.
+  void setOrderResetEpoch(int epoch);
   LoaderStats stats() const;
   /// "" when the RAM cache is in use or was not asked for; otherwise why it was refused.
   std::string cacheNote() const;

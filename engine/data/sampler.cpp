@@ -1,5 +1,8 @@
 #include "data/sampler.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Functions.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -29,6 +32,25 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
   mine.reserve(per_rank);
   for (size_t i = size_t(rank); i < total; i += size_t(world)) mine.push_back(idx[i]);
   return mine;
+}
+
+std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch) {
+  if (n == 0) return {};
+  at::Generator g = at::make_generator<at::CPUGeneratorImpl>(6148914691236517205ull);
+  const auto base_seed = [&g] { at::empty({}, at::kLong).random_(g); };
+  const auto permutation = [&g, n] { return at::randperm(int64_t(n), g, at::kLong); };
+  base_seed();
+  at::Tensor order;
+  for (int e = 0; e <= epoch; ++e) {
+    if (e == reset_epoch) {
+      permutation();  // prefetched by the old iterator's workers, never used
+      base_seed();
+    }
+    order = permutation();
+    if (e < epoch) permutation();  // drawn and dropped as the pass ends
+  }
+  const int64_t* p = order.data_ptr<int64_t>();
+  return std::vector<size_t>(p, p + n);
 }
 
 cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad) {

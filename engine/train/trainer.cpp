@@ -235,6 +235,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.amp = s.amp_note;
     const double budget_s = s.args.time * 3600.0;
     for (int epoch = s.start_epoch; epoch < s.epochs; ++epoch) {
+      // Ultralytics rebuilds its loader where Mosaic closes, which moves its shuffle order on (sampler.h).
+      s.train_loader->setOrderResetEpoch(s.args.close_mosaic > 0 ? std::max(0, s.epochs - s.args.close_mosaic)
+                                                                 : -1);
       if (!s.mosaic_closed && s.args.close_mosaic > 0 && epoch >= s.epochs - s.args.close_mosaic) {
         s.mosaic_closed = true;
         s.train_loader->setMultiImageAugment(false);

@@ -7,3 +7,5 @@ ywb_add_test(test_beside_ultralytics SOURCES test_beside_ultralytics.cpp LABELS 
 ywb_add_test(test_dataset_listing SOURCES test_dataset_listing.cpp LABELS unit TIMEOUT 120)
 # Odd paths and images (issue 17, hostile files): scan, 1-epoch train and predict over them.
 ywb_add_test(test_hostile_files SOURCES test_hostile_files.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 180)
+# Ultralytics' training shuffle order (PyTorch's RandomSampler on its constant-seeded generator).
+ywb_add_test(test_sampler_order SOURCES test_sampler_order.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)

@@ -90,13 +90,16 @@ struct DataLoader::Impl {
 
   void plan(int ep) {
     const bool shuffle = opt.shuffle && !opt.rect;
-    const auto epochOrder = [&](int e) {
-      return shuffle && opt.world == 1 ? ultralyticsTrainOrder(split->images.size(), e, reset_epoch)
-                                       : distributedIndices(split->images.size(), opt.rank, opt.world,
-                                                            shuffle, opt.seed, e, rect_order);
-    };
-    order = epochOrder(ep);
-    if (recent) recent->plan(ep > 0 ? epochOrder(ep - 1) : std::vector<size_t>{}, order);
+    const size_t n = split->images.size();
+    std::vector<size_t> previous;  // the previous epoch's order, for Mosaic's buffer
+    if (shuffle && opt.world == 1) {
+      order = ultralyticsTrainOrder(n, ep, reset_epoch, recent ? &previous : nullptr);
+    } else {
+      order = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
+      if (recent && ep > 0)
+        previous = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep - 1, rect_order);
+    }
+    if (recent) recent->plan(previous, order);
     const size_t b = size_t(opt.batch);
     nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
     total = std::min(order.size(), nbatches * b);

@@ -34,7 +34,13 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
   return mine;
 }
 
-std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch) {
+std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
+                                          std::vector<size_t>* previous) {
+  const auto indices = [n](const at::Tensor& t) {
+    const int64_t* p = t.data_ptr<int64_t>();
+    return std::vector<size_t>(p, p + n);
+  };
+  if (previous) previous->clear();
   if (n == 0) return {};
   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(6148914691236517205ull);
   const auto base_seed = [&g] { at::empty({}, at::kLong).random_(g); };
@@ -47,10 +53,10 @@ std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch) 
       base_seed();
     }
     order = permutation();
+    if (previous && e == epoch - 1) *previous = indices(order);
     if (e < epoch) permutation();  // drawn and dropped as the pass ends
   }
-  const int64_t* p = order.data_ptr<int64_t>();
-  return std::vector<size_t>(p, p + n);
+  return indices(order);
 }
 
 cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad) {

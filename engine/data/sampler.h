@@ -22,7 +22,9 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
 /// the old iterator's worker prefetch has already drawn that epoch's permutation and the new iterator draws
 /// a base seed before its own. LibTorch's CPU generator and randperm are PyTorch's, so on the same torch
 /// version these are Ultralytics' indices. O(epoch * n): the passes are replayed (resume needs no state).
-std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch);
+/// `previous` (optional) receives epoch - 1's order from the same replay (empty for epoch 0).
+std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
+                                          std::vector<size_t>* previous = nullptr);
 
 /// Ultralytics' rectangular batch shape (w, h) for images with aspect ratios h/w in `aspects`: the long side
 /// is imgsz, the short side fits the most extreme aspect, both rounded up to a stride multiple with `pad`

@@ -36,7 +36,7 @@ TORCH_MODULE(Bottleneck);
 
 /// Builds `n` bottlenecks and drops them. Ultralytics' C3k and C3k2 first build their parent's blocks (C3's,
 /// C2f's) and then replace them; drawing the same random numbers is what makes a seed give Ultralytics'
-/// initial weights (test_model_init).
+/// initial weights (test_parity_loss).
 void drawReplacedBottlenecks(const BottleneckOptions& options, int64_t n);
 
 }  // namespace ywb::model

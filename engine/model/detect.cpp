@@ -23,7 +23,7 @@ DetectImpl::DetectImpl(const DetectOptions& o) : options(o) {
   const int64_t c2 = std::max<int64_t>({16, ch[0] / 4, 4 * kRegMax});
   const int64_t c3 = std::max<int64_t>(ch[0], std::min<int64_t>(o.nc(), 100));
   // Built in Ultralytics' order (every box branch, then every class branch; each stage before its output
-  // convolution) so that a seed draws the same initial weights as Ultralytics' (test_model_init).
+  // convolution) so that a seed draws the same initial weights as Ultralytics' (test_parity_loss).
   torch::nn::ModuleList cv2, cv3;
   for (size_t i = 0; i < ch.size(); ++i) {
     const std::string lv = std::to_string(i);

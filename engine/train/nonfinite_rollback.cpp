@@ -74,7 +74,7 @@ int rollBackAfterNonFiniteBurst(TrainSession& s, int epoch) {
   s.best_fitness = st.best_fitness;
   s.best_epoch = st.best_epoch;
   s.scaler->restore(st.scaler_scale, st.scaler_growth);
-  if (s.mosaic_closed && st.epoch < s.epochs - s.args.close_mosaic) {
+  if (s.mosaic_closed && st.epoch < s.closeMosaicEpoch()) {
     s.mosaic_closed = false;
     s.train_loader->setMultiImageAugment(true);
   }

@@ -90,6 +90,9 @@ struct TrainSession {
   bool isMain() const { return !dist || distRank() == 0; }
   int distRank() const;
   int distWorld() const;
+  /// First epoch (0-based) trained without Mosaic, where Ultralytics closes it and rebuilds its loader;
+  /// -1 when close_mosaic is 0.
+  int closeMosaicEpoch() const;
 
   double elapsed() const {
     return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

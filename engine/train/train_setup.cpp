@@ -131,6 +131,9 @@ int TrainSession::distRank() const {
 int TrainSession::distWorld() const {
   return dist ? dist->world() : 1;
 }
+int TrainSession::closeMosaicEpoch() const {
+  return args.close_mosaic > 0 ? std::max(0, epochs - args.close_mosaic) : -1;
+}
 
 void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   TrainArgs& a = s.args;
@@ -152,7 +155,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
   // Ultralytics' trainer seeds with seed + 1 (rank 0) just before it builds the model; with its module
-  // order (test_model_init) seed S starts from exactly the initial weights of Ultralytics' seed S.
+  // order (test_parity_loss) seed S starts from exactly the initial weights of Ultralytics' seed S.
   at::manual_seed(uint64_t(a.seed) + 1);
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s

@@ -236,9 +236,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     const double budget_s = s.args.time * 3600.0;
     for (int epoch = s.start_epoch; epoch < s.epochs; ++epoch) {
       // Ultralytics rebuilds its loader where Mosaic closes, which moves its shuffle order on (sampler.h).
-      s.train_loader->setOrderResetEpoch(s.args.close_mosaic > 0 ? std::max(0, s.epochs - s.args.close_mosaic)
-                                                                 : -1);
-      if (!s.mosaic_closed && s.args.close_mosaic > 0 && epoch >= s.epochs - s.args.close_mosaic) {
+      const int close_at = s.closeMosaicEpoch();
+      s.train_loader->setOrderResetEpoch(close_at);
+      if (!s.mosaic_closed && close_at >= 0 && epoch >= close_at) {
         s.mosaic_closed = true;
         s.train_loader->setMultiImageAugment(false);
         s.phase(TrainPhase::CloseMosaic,

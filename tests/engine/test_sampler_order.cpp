@@ -49,6 +49,12 @@ class TestSamplerOrder : public QObject {
     QCOMPARE(ywb::ultralyticsTrainOrder(n, 1, 2), ywb::ultralyticsTrainOrder(n, 1, -1));
     QVERIFY(ywb::ultralyticsTrainOrder(n, 2, 2) != ywb::ultralyticsTrainOrder(n, 2, -1));
     QVERIFY(ywb::ultralyticsTrainOrder(0, 3, -1).empty());
+    // The previous epoch's order comes from the same replay and equals a separate call's.
+    std::vector<size_t> prev{1};
+    ywb::ultralyticsTrainOrder(n, 3, 2, &prev);
+    QCOMPARE(prev, ywb::ultralyticsTrainOrder(n, 2, 2));
+    ywb::ultralyticsTrainOrder(n, 0, -1, &prev);
+    QVERIFY(prev.empty());
   }
 };
 

@@ -6,13 +6,14 @@
 
 namespace ywb {
 
-cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
+cv::Mat hsvLutFromOffsets(double r_h, double r_s, double r_v) {
   cv::Mat lut(1, 256, CV_8UC3);
   auto* p = lut.ptr<cv::Vec3b>();
+  const double hue_shift = r_h * 180.0, gain_s = r_s + 1.0, gain_v = r_v + 1.0;
   for (int x = 0; x < 256; ++x) {
-    // Ultralytics since 8.3.79 shifts the hue (it scaled it before): numpy (x + r * 180) % 180 with
-    // r = gain - 1, non-negative, then astype(uint8) truncates; clip(x * g, 0, 255).astype(uint8) likewise.
-    double h = std::fmod(x + (gain_h - 1.0) * 180.0, 180.0);
+    // Ultralytics since 8.3.79 shifts the hue (it scaled it before): numpy (x + r * 180) % 180, made
+    // non-negative, then astype(uint8) truncates; clip(x * (r + 1), 0, 255).astype(uint8) likewise.
+    double h = std::fmod(x + hue_shift, 180.0);
     if (h < 0) h += 180.0;
     p[x][0] = uint8_t(int(h));
     p[x][1] = uint8_t(int(std::clamp(x * gain_s, 0.0, 255.0)));
@@ -21,19 +22,23 @@ cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
   return lut;
 }
 
+cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
+  return hsvLutFromOffsets(gain_h - 1.0, gain_s - 1.0, gain_v - 1.0);
+}
+
 HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng) {
   HsvGains g;
   if (hyp.hsv_h == 0 && hyp.hsv_s == 0 && hyp.hsv_v == 0) return g;
-  g.h = rng.uniform(-1, 1) * hyp.hsv_h + 1;
-  g.s = rng.uniform(-1, 1) * hyp.hsv_s + 1;
-  g.v = rng.uniform(-1, 1) * hyp.hsv_v + 1;
+  g.h = rng.uniform(-1, 1) * hyp.hsv_h;
+  g.s = rng.uniform(-1, 1) * hyp.hsv_s;
+  g.v = rng.uniform(-1, 1) * hyp.hsv_v;
   g.active = true;
   return g;
 }
 
 bool applyHsv(cv::Mat& img, const HsvGains& g, bool to_rgb) {
   if (!g.active) return false;
-  const cv::Mat lut = hsvLut(g.h, g.s, g.v);
+  const cv::Mat lut = hsvLutFromOffsets(g.h, g.s, g.v);
   uint8_t tab[3][256];
   for (int x = 0; x < 256; ++x) {
     for (int c = 0; c < 3; ++c) tab[c][x] = lut.at<cv::Vec3b>(0, x)[c];

@@ -9,12 +9,13 @@
 
 namespace ywb {
 
+/// Ultralytics' random gains r = U(-1, 1) * (hsv_h, hsv_s, hsv_v), kept as r (its tables use r, not 1 + r).
 struct HsvGains {
-  double h = 1, s = 1, v = 1;
+  double h = 0, s = 0, v = 0;
   bool active = false;  ///< false when all hsv_* settings are 0 (nothing to do)
 };
 
-/// Draws the gains 1 + U(-1, 1) * (hsv_h, hsv_s, hsv_v).
+/// Draws r from the engine's Rng.
 HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng);
 
 /// Applies gains through lookup tables (see augmentHsv). Returns true, with RGB output when `to_rgb`, when
@@ -29,6 +30,9 @@ bool augmentHsv(cv::Mat& img, const AugmentParams& hyp, Rng& rng, bool to_rgb);
 
 /// The three 256-entry tables for the given gains (exposed for tests): hue shifted by (gain_h - 1) * 180.
 cv::Mat hsvLut(double gain_h, double gain_s, double gain_v);
+/// The same tables from r as Ultralytics computes them: hue (x + r_h * 180) mod 180, saturation and value
+/// x * (r + 1), clipped, each truncated to 8 bits.
+cv::Mat hsvLutFromOffsets(double r_h, double r_s, double r_v);
 
 /// Flips the image left-right and mirrors the boxes (x -> width - x).
 void flipHorizontal(cv::Mat& img, std::vector<PixelBox>& boxes);

@@ -12,6 +12,7 @@
 #include "data/recent_images.h"
 #include "data/sample_builder.h"
 #include "data/sampler.h"
+#include "data/ultralytics_draws.h"
 
 namespace ywb {
 namespace {
@@ -65,6 +66,7 @@ struct DataLoader::Impl {
   double cache_fill_s = 0;
   std::vector<size_t> rect_order;        // aspect-sorted base order (rect mode)
   std::unique_ptr<RecentImages> recent;  // Mosaic's partner buffer (augmented training only)
+  std::vector<SampleDraws> draws;        // per position: Ultralytics' draws (empty: our own stream)
 
   mutable std::mutex m;
   std::condition_variable cv_work, cv_ready, cv_idle;
@@ -92,14 +94,24 @@ struct DataLoader::Impl {
     const bool shuffle = opt.shuffle && !opt.rect;
     const size_t n = split->images.size();
     std::vector<size_t> previous;  // the previous epoch's order, for Mosaic's buffer
-    if (shuffle && opt.world == 1) {
+    draws.clear();
+    if (shuffle && opt.world == 1 && recent && opt.ultralytics_workers >= 0) {
+      const UltralyticsLoaderReplay r =
+          ultralyticsLoaderReplay(n, ep, reset_epoch, opt.ultralytics_workers > 0);
+      UltralyticsStreamOptions so;
+      so.workers = opt.ultralytics_workers, so.seed = opt.seed, so.val_images = opt.val_images;
+      so.batch = size_t(opt.batch), so.buffer = RecentImages::capacityFor(n, opt.batch);
+      so.imgsz = opt.imgsz, so.multi_image = multi_image_next;
+      draws = ultralyticsDraws(r, ep, so, opt.hyp);
+      order = r.orders.back();
+    } else if (shuffle && opt.world == 1) {
       order = ultralyticsTrainOrder(n, ep, reset_epoch, recent ? &previous : nullptr);
     } else {
       order = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
       if (recent && ep > 0)
         previous = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep - 1, rect_order);
     }
-    if (recent) recent->plan(previous, order);
+    if (recent && draws.empty()) recent->plan(previous, order);
     const size_t b = size_t(opt.batch);
     nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
     total = std::min(order.size(), nbatches * b);
@@ -185,7 +197,8 @@ struct DataLoader::Impl {
     std::vector<float> rows;
     try {
       s = builder->build(t.index, mixSeed(opt.seed, uint64_t(t.epoch), uint64_t(t.index)), t.multi_image,
-                         t.shape, recent ? recent->window(t.pos) : PartnerPool{});
+                         t.shape, recent && draws.empty() ? recent->window(t.pos) : PartnerPool{},
+                         draws.empty() ? nullptr : &draws[t.pos]);
       const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
       const float w = float(s.image.cols), h = float(s.image.rows);
@@ -264,7 +277,9 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
     const size_t per_image = size_t(options.imgsz) * size_t(options.imgsz) * 3;
     if (mosaic_window) {
       // Mosaic's partner window plus the samples in flight (prefetched batches and one per worker).
-      const size_t want = window + (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
+      // (each replayed Ultralytics loader process keeps a window of its own).
+      const size_t want = window * size_t(std::max(1, options.ultralytics_workers)) +
+                          (d.depth() + 1) * size_t(options.batch) + size_t(options.workers);
       d.source->enableDecodedBuffer(std::min(want, std::max<size_t>(1, budget / per_image)));
     } else if (!options.augment && d.source->cacheBytes() <= budget) {
       // Validation: the whole split when it fits, so later epochs decode nothing (same pixels).

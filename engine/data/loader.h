@@ -39,6 +39,13 @@ struct LoaderOptions {
   /// Mosaic partners from the recently loaded images (Ultralytics' buffer, data/recent_images.h); false draws
   /// them from the whole split.
   bool recent_partners = true;
+  /// On one rank with a shuffled, augmented, square-batch loader: replay the augmentation random numbers of
+  /// this many Ultralytics loader processes (data/ultralytics_draws.h; its reference run used 2), so a run
+  /// sees the samples Ultralytics' run saw; 0 = Ultralytics without worker processes (its CPU default),
+  /// which also needs `val_images`. -1 = the engine's own stream keyed by (seed, epoch, image). Either way
+  /// the result does not depend on `workers`.
+  int ultralytics_workers = -1;
+  size_t val_images = 0;  ///< validation images per epoch (ultralytics_workers = 0)
   /// Reuse decoded images (data/decoded_buffer.h), bounded by `decoded_buffer_bytes` (0 = min(1 GiB, a
   /// quarter of the available memory)); same pixels as decoding. Training with Mosaic keeps the partner
   /// window; a plain (validation) loader keeps the whole split when it fits, so later epochs decode nothing.

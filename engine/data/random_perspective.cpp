@@ -6,29 +6,33 @@
 
 namespace ywb {
 
-cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale) {
+cv::Matx33d perspectiveMatrix(const PerspectiveDraws& d, cv::Size in, cv::Size out) {
   constexpr double kPi = 3.14159265358979323846;
   cv::Matx33d C = cv::Matx33d::eye();
   C(0, 2) = -in.width / 2.0;
   C(1, 2) = -in.height / 2.0;
   cv::Matx33d P = cv::Matx33d::eye();
-  P(2, 0) = rng.uniform(-hyp.perspective, hyp.perspective);
-  P(2, 1) = rng.uniform(-hyp.perspective, hyp.perspective);
-  const double a = rng.uniform(-hyp.degrees, hyp.degrees) * kPi / 180;
-  const double s = rng.uniform(1 - hyp.scale, 1 + hyp.scale);
+  P(2, 0) = d.perspective_x;
+  P(2, 1) = d.perspective_y;
+  const double a = d.degrees * kPi / 180, s = d.scale;
   // cv2.getRotationMatrix2D(center=(0,0), angle, scale): [[s cos, s sin], [-s sin, s cos]] (angle
   // counter-clockwise on screen, whose y axis points down).
   cv::Matx33d R = cv::Matx33d::eye();
   R(0, 0) = s * std::cos(a), R(0, 1) = s * std::sin(a);
   R(1, 0) = -s * std::sin(a), R(1, 1) = s * std::cos(a);
   cv::Matx33d S = cv::Matx33d::eye();
-  S(0, 1) = std::tan(rng.uniform(-hyp.shear, hyp.shear) * kPi / 180);
-  S(1, 0) = std::tan(rng.uniform(-hyp.shear, hyp.shear) * kPi / 180);
+  S(0, 1) = std::tan(d.shear_x * kPi / 180);
+  S(1, 0) = std::tan(d.shear_y * kPi / 180);
   cv::Matx33d T = cv::Matx33d::eye();
-  T(0, 2) = rng.uniform(0.5 - hyp.translate, 0.5 + hyp.translate) * out.width;
-  T(1, 2) = rng.uniform(0.5 - hyp.translate, 0.5 + hyp.translate) * out.height;
-  if (scale) *scale = s;
+  T(0, 2) = d.translate_x * out.width;
+  T(1, 2) = d.translate_y * out.height;
   return T * S * R * P * C;
+}
+
+cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale) {
+  const PerspectiveDraws d = drawPerspectiveParams(hyp, rng);
+  if (scale) *scale = d.scale;
+  return perspectiveMatrix(d, in, out);
 }
 
 bool isProjective(const cv::Matx33d& m) {

@@ -10,9 +10,34 @@
 
 namespace ywb {
 
-/// Draws M = T * S * R * P * C for an input of size `in` warped to an output of size `out` (Ultralytics
-/// order and ranges: perspective, rotation `degrees`, scale 1 +/- `scale`, `shear` degrees, translation
-/// (0.5 +/- `translate`) * out). *scale receives the drawn scale factor.
+/// The eight uniform draws of Ultralytics' RandomPerspective, in its order.
+struct PerspectiveDraws {
+  double perspective_x = 0, perspective_y = 0, degrees = 0, scale = 1, shear_x = 0, shear_y = 0;
+  double translate_x = 0.5, translate_y = 0.5;  ///< fractions of the output size
+};
+
+/// Draws them from `g` (any generator with uniform(lo, hi): the engine's Rng, or Mt19937 replaying
+/// Ultralytics' Python generator) in Ultralytics' order: perspective x, y, rotation, scale, shear x, y,
+/// translation x, y.
+template <class Generator>
+PerspectiveDraws drawPerspectiveParams(const AugmentParams& hyp, Generator& g) {
+  PerspectiveDraws d;
+  d.perspective_x = g.uniform(-hyp.perspective, hyp.perspective);
+  d.perspective_y = g.uniform(-hyp.perspective, hyp.perspective);
+  d.degrees = g.uniform(-hyp.degrees, hyp.degrees);
+  d.scale = g.uniform(1 - hyp.scale, 1 + hyp.scale);
+  d.shear_x = g.uniform(-hyp.shear, hyp.shear);
+  d.shear_y = g.uniform(-hyp.shear, hyp.shear);
+  d.translate_x = g.uniform(0.5 - hyp.translate, 0.5 + hyp.translate);
+  d.translate_y = g.uniform(0.5 - hyp.translate, 0.5 + hyp.translate);
+  return d;
+}
+
+/// M = T * S * R * P * C for an input of size `in` warped to an output of size `out`.
+cv::Matx33d perspectiveMatrix(const PerspectiveDraws& d, cv::Size in, cv::Size out);
+
+/// Draws M (Ultralytics order and ranges: perspective, rotation `degrees`, scale 1 +/- `scale`, `shear`
+/// degrees, translation (0.5 +/- `translate`) * out). *scale receives the drawn scale factor.
 cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale);
 
 /// Whether M has a projective part (needs warpPerspective and a divide for boxes).

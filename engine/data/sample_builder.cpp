@@ -133,17 +133,24 @@ cv::Mat SampleBuilder::fetch(size_t index, Sample& s, bool fresh) const {
   return img;
 }
 
-Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const {
+Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners,
+                              const SampleDraws* draws) const {
   Sample s;
   const int sz = source_->imgsz();
   const int n = int(source_->size());
   size_t idx[4] = {index, 0, 0, 0};
   for (int i = 1; i < 4; ++i) {
-    idx[i] = partners.empty() ? size_t(rng.uniformInt(0, n - 1))
-                              : partners.data[rng.uniformInt(0, int64_t(partners.size) - 1)];
+    idx[i] = draws              ? draws->partners[i - 1]
+             : partners.empty() ? size_t(rng.uniformInt(0, n - 1))
+                                : partners.data[rng.uniformInt(0, int64_t(partners.size) - 1)];
     if (idx[i] >= size_t(n)) fail("mosaic partner ", idx[i], " outside the split's ", n, " images");
   }
-  const int xc = int(rng.uniform(sz * 0.5, sz * 1.5)), yc = int(rng.uniform(sz * 0.5, sz * 1.5));
+  int xc = 0, yc = 0;
+  if (draws) {
+    xc = draws->xc, yc = draws->yc;
+  } else {
+    xc = int(rng.uniform(sz * 0.5, sz * 1.5)), yc = int(rng.uniform(sz * 0.5, sz * 1.5));
+  }
   const int s2 = 2 * sz;
   cv::Rect placed[4], from[4];
   std::vector<PixelBox> boxes;
@@ -160,9 +167,10 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
     b.y1 = std::clamp(b.y1, 0.f, float(s2)), b.y2 = std::clamp(b.y2, 0.f, float(s2));
     if (b.width() > 0 && b.height() > 0) kept.push_back(b);
   }
-  double scale = 1;
   const cv::Size out(sz, sz);
-  const cv::Matx33d m = drawPerspective(hyp_, rng, cv::Size(s2, s2), out, &scale);
+  const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
+  const double scale = pd.scale;
+  const cv::Matx33d m = perspectiveMatrix(pd, cv::Size(s2, s2), out);
 
   // Only the part of the 2s x 2s canvas that the warp samples is assembled; sources outside it are not
   // decoded.
@@ -185,7 +193,7 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   return s;
 }
 
-Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f) const {
+Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws) const {
   Sample s;
   const int sz = source_->imgsz();
   const cv::Size out(sz, sz);
@@ -194,8 +202,9 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f) const {
   const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
   std::vector<PixelBox> boxes;
   appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
-  double scale = 1;
-  const cv::Matx33d m = drawPerspective(hyp_, rng, out, out, &scale);
+  const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
+  const double scale = pd.scale;
+  const cv::Matx33d m = perspectiveMatrix(pd, out, out);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
   s.image = warpImage(img, f.pixels(out) * m * pre, out);
   s.boxes = warpBoxes(f.boxes(out) * m, boxes, out, scale);
@@ -216,14 +225,14 @@ Sample SampleBuilder::letterboxed(size_t index, cv::Size target) const {
   return s;
 }
 
-Sample SampleBuilder::geometry(size_t index, Rng& rng, bool multi_image, const Flips& f,
-                               PartnerPool partners) const {
-  if (multi_image && hyp_.mosaic > 0 && rng.chance(hyp_.mosaic)) return mosaic4(index, rng, f, partners);
-  return single(index, rng, f);
+Sample SampleBuilder::geometry(size_t index, Rng& rng, bool multi_image, const Flips& f, PartnerPool partners,
+                               const SampleDraws* draws) const {
+  const bool mosaic = multi_image && hyp_.mosaic > 0 && (draws ? draws->mosaic : rng.chance(hyp_.mosaic));
+  return mosaic ? mosaic4(index, rng, f, partners, draws) : single(index, rng, f, draws);
 }
 
 Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::Size target,
-                            PartnerPool partners) const {
+                            PartnerPool partners, const SampleDraws* draws) const {
   if (index >= source_->size())
     fail("sample index ", index, " outside the split's ", source_->size(), " images");
   const double t0 = now();
@@ -233,22 +242,29 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
   // Colour and flips draw from their own stream, so flips are known before the warp and folded into it
   // (a flip commutes with the per-pixel HSV change that Ultralytics applies before it).
   Rng rng_color(mixSeed(seed, 0x434F4C4F52ull));
-  const HsvGains gains = drawHsvGains(hyp_, rng_color);
+  HsvGains gains;
   Flips flips;
-  flips.ud = hyp_.flipud > 0 && rng_color.chance(hyp_.flipud);
-  flips.lr = hyp_.fliplr > 0 && rng_color.chance(hyp_.fliplr);
+  if (draws) {
+    gains.h = draws->hsv[0], gains.s = draws->hsv[1], gains.v = draws->hsv[2];
+    gains.active = hyp_.hsv_h != 0 || hyp_.hsv_s != 0 || hyp_.hsv_v != 0;
+    flips.ud = draws->flip_ud, flips.lr = draws->flip_lr;
+  } else {
+    gains = drawHsvGains(hyp_, rng_color);
+    flips.ud = hyp_.flipud > 0 && rng_color.chance(hyp_.flipud);
+    flips.lr = hyp_.fliplr > 0 && rng_color.chance(hyp_.fliplr);
+  }
   Sample s;
   if (!augment_ || target != cv::Size(sz, sz)) {
     s = letterboxed(index, target);
     if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
     if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
   } else {
-    s = geometry(index, rng, multi_image, flips, partners);
-    if (multi_image && hyp_.mixup > 0 && rng.chance(hyp_.mixup)) {
+    s = geometry(index, rng, multi_image, flips, partners, draws);
+    if (multi_image && hyp_.mixup > 0 && (draws ? draws->mixup : rng.chance(hyp_.mixup))) {
       const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
       Rng rng2(mixSeed(seed, 0x4D4958ull));
       // Ultralytics draws the MixUp image from the whole dataset; its own Mosaic uses the same buffer.
-      Sample other = geometry(j, rng2, multi_image, flips, partners);
+      Sample other = geometry(j, rng2, multi_image, flips, partners, nullptr);
       const double r = betaSymmetric(rng, 32.0);
       cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());

@@ -7,6 +7,7 @@
 #include "data/image_source.h"
 #include "data/recent_images.h"
 #include "data/sample.h"
+#include "data/ultralytics_draws.h"
 #include "ywb/augment.h"
 
 namespace ywb {
@@ -28,17 +29,21 @@ class SampleBuilder {
   /// and MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
   /// samples with a non-square target (rect batches) get letterbox + HSV + flips only. Mosaic draws its three
   /// partners from `partners` (the loader's RecentImages window, as Ultralytics), or from the whole split
-  /// when it is empty.
-  Sample build(size_t index, uint64_t seed, bool multi_image, cv::Size target = {},
-               PartnerPool partners = {}) const;
+  /// when it is empty. `draws` (optional) replaces the seed's choices of Mosaic, its partners and centre,
+  /// the perspective, the flips and the HSV gains by Ultralytics' own (data/ultralytics_draws.h); the seed
+  /// still draws what `draws` does not hold (MixUp's partner and ratio).
+  Sample build(size_t index, uint64_t seed, bool multi_image, cv::Size target = {}, PartnerPool partners = {},
+               const SampleDraws* draws = nullptr) const;
 
   const ImageSource& source() const { return *source_; }
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.
-  Sample geometry(size_t index, Rng& rng, bool multi_image, const Flips& f, PartnerPool partners) const;
-  Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners) const;
-  Sample single(size_t index, Rng& rng, const Flips& f) const;
+  Sample geometry(size_t index, Rng& rng, bool multi_image, const Flips& f, PartnerPool partners,
+                  const SampleDraws* draws) const;
+  Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners,
+                 const SampleDraws* draws) const;
+  Sample single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws) const;
   Sample letterboxed(size_t index, cv::Size target) const;
   /// The image of `index`; `fresh` decodes it from its file even when the decoded-image buffer holds it (a
   /// sample's own image: so a file deleted or damaged after the scan is noticed every epoch).

@@ -34,29 +34,41 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
   return mine;
 }
 
-std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
-                                          std::vector<size_t>* previous) {
+UltralyticsLoaderReplay ultralyticsLoaderReplay(size_t n, int epoch, int reset_epoch, bool prefetching) {
+  UltralyticsLoaderReplay r;
+  if (n == 0 || epoch < 0) return r;
   const auto indices = [n](const at::Tensor& t) {
     const int64_t* p = t.data_ptr<int64_t>();
     return std::vector<size_t>(p, p + n);
   };
-  if (previous) previous->clear();
-  if (n == 0) return {};
   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(6148914691236517205ull);
-  const auto base_seed = [&g] { at::empty({}, at::kLong).random_(g); };
+  const auto base_seed = [&g] { return at::empty({}, at::kLong).random_(g).item<int64_t>(); };
   const auto permutation = [&g, n] { return at::randperm(int64_t(n), g, at::kLong); };
-  base_seed();
-  at::Tensor order;
+  int64_t seed = base_seed();
+  int start = 0;
   for (int e = 0; e <= epoch; ++e) {
     if (e == reset_epoch) {
-      permutation();  // prefetched by the old iterator's workers, never used
-      base_seed();
+      if (prefetching) permutation();  // prefetched by the old iterator's workers, never used
+      seed = base_seed();
+      start = e;
     }
-    order = permutation();
-    if (previous && e == epoch - 1) *previous = indices(order);
-    if (e < epoch) permutation();  // drawn and dropped as the pass ends
+    r.orders.push_back(indices(permutation()));
+    r.base_seeds.push_back(seed);
+    r.iterator_start.push_back(start);
+    // Drawn and dropped as the pass ends: with workers as soon as they prefetch on, without them when the
+    // next pass of the same iterator starts.
+    if (e < epoch && (prefetching || e + 1 != reset_epoch)) permutation();
   }
-  return indices(order);
+  return r;
+}
+
+std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
+                                          std::vector<size_t>* previous) {
+  if (previous) previous->clear();
+  if (n == 0) return {};
+  UltralyticsLoaderReplay r = ultralyticsLoaderReplay(n, epoch, reset_epoch);
+  if (previous && epoch > 0) *previous = std::move(r.orders[size_t(epoch) - 1]);
+  return std::move(r.orders.back());
 }
 
 cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad) {

@@ -26,6 +26,19 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
 std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
                                           std::vector<size_t>* previous = nullptr);
 
+/// The same replay, kept whole: the order of every epoch 0..epoch and, per epoch, the base seed of the
+/// loader iterator that serves it and the epoch that iterator started at (0, or `reset_epoch` after it).
+/// PyTorch seeds worker w of an iterator with base seed + w (data/ultralytics_draws.h).
+struct UltralyticsLoaderReplay {
+  std::vector<std::vector<size_t>> orders;
+  std::vector<int64_t> base_seeds;
+  std::vector<int> iterator_start;
+};
+/// `prefetching` false: Ultralytics with workers=0 (no worker processes), whose rebuild draws neither the
+/// old pass's dropped permutation nor a prefetched one.
+UltralyticsLoaderReplay ultralyticsLoaderReplay(size_t n, int epoch, int reset_epoch,
+                                                bool prefetching = true);
+
 /// Ultralytics' rectangular batch shape (w, h) for images with aspect ratios h/w in `aspects`: the long side
 /// is imgsz, the short side fits the most extreme aspect, both rounded up to a stride multiple with `pad`
 /// strides.

@@ -87,7 +87,8 @@ ValReport validateWeights(const ValOptions& o) {
     vo.iou = o.iou;
     vo.max_det = o.max_det;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
-    ValidationResult r = runValidation(*lm.model, loader, nullptr, int(lm.names.size()), vo, device);
+    const loss::DetectionLoss criterion(lm.model);
+    ValidationResult r = runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device);
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test
@@ -102,6 +103,7 @@ ValReport validateWeights(const ValOptions& o) {
     rep.ms_inference = r.ms_inference;
     rep.ms_nms = r.ms_nms;
     rep.ms_metrics = r.ms_metrics;
+    rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
     return rep;
   });

@@ -211,6 +211,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   lo.cache_ram = a.cache;
   lo.hyp = augmentParamsOf(a);
   lo.hyp.validate();  // fields set directly (not through TrainArgs::set) are checked here
+  lo.ultralytics_workers = a.ultralytics_stream;
+  lo.val_images = s.val_split ? s.val_split->images.size() : 0;
   s.train_loader = std::make_unique<DataLoader>(s.train_split, lo);
   if (!s.train_loader->cacheNote().empty()) s.log(s.train_loader->cacheNote());
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits

@@ -9,3 +9,4 @@ ywb_add_test(test_dataset_listing SOURCES test_dataset_listing.cpp LABELS unit T
 ywb_add_test(test_hostile_files SOURCES test_hostile_files.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 180)
 # Ultralytics' training shuffle order (PyTorch's RandomSampler on its constant-seeded generator).
 ywb_add_test(test_sampler_order SOURCES test_sampler_order.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
+ywb_add_test(test_ultralytics_draws SOURCES test_ultralytics_draws.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)

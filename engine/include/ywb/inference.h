@@ -36,6 +36,9 @@ struct ValReport {
   DetectionResults metrics;  ///< COCO-exact
   std::vector<std::string> names;
   double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
+  /// Mean losses per batch with the default gains (box 7.5, cls 0.5, dfl 1.5), as Ultralytics reports them
+  /// during training (its val/box_loss, val/cls_loss, val/dfl_loss for the same weights and batch size).
+  double box_loss = 0, cls_loss = 0, dfl_loss = 0;
   std::vector<ImageDetections> detections;
 };
 

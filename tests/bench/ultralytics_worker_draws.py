@@ -15,7 +15,10 @@ import random
 import sys
 
 import torch
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import Dataset
+
+# The loader Ultralytics drives (one persistent iterator over repeated batches), shared with the order reference.
+from pytorch_loader_order import PersistentLoader
 
 
 class Draws(Dataset):
@@ -52,29 +55,6 @@ def seed_worker(_):
     random.seed(s)
 
 
-class RepeatForever:
-    def __init__(self, sampler):
-        self.sampler = sampler
-
-    def __iter__(self):
-        while True:
-            yield from iter(self.sampler)
-
-
-class PersistentLoader(DataLoader):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        object.__setattr__(self, "batch_sampler", RepeatForever(self.batch_sampler))
-        self.iterator = super().__iter__()
-
-    def __len__(self):
-        return len(self.batch_sampler.sampler)
-
-    def __iter__(self):
-        for _ in range(len(self)):
-            yield next(self.iterator)
-
-
 def main():
     n, batch, workers, epochs, reset, imgsz = map(int, sys.argv[1:7])
     g = torch.Generator()
@@ -85,7 +65,7 @@ def main():
     for e in range(epochs):
         if e == reset:
             data.mosaic = 0.0  # Ultralytics closes Mosaic, then rebuilds the iterator (new workers)
-            loader.iterator = loader._get_iterator()
+            loader.rebuild()
         pos = 0
         for b in loader:
             for s in b:

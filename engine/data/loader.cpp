@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "data/epoch_order.h"
 #include "data/image_source.h"
 #include "data/recent_images.h"
 #include "data/sample_builder.h"
@@ -91,27 +92,11 @@ struct DataLoader::Impl {
   size_t batchSize(size_t b) const { return std::min(size_t(opt.batch), total - b * size_t(opt.batch)); }
 
   void plan(int ep) {
-    const bool shuffle = opt.shuffle && !opt.rect;
-    const size_t n = split->images.size();
-    std::vector<size_t> previous;  // the previous epoch's order, for Mosaic's buffer
-    draws.clear();
-    if (shuffle && opt.world == 1 && recent && opt.ultralytics_workers >= 0) {
-      const UltralyticsLoaderReplay r =
-          ultralyticsLoaderReplay(n, ep, reset_epoch, opt.ultralytics_workers > 0);
-      UltralyticsStreamOptions so;
-      so.workers = opt.ultralytics_workers, so.seed = opt.seed, so.val_images = opt.val_images;
-      so.batch = size_t(opt.batch), so.buffer = RecentImages::capacityFor(n, opt.batch);
-      so.imgsz = opt.imgsz, so.multi_image = multi_image_next;
-      draws = ultralyticsDraws(r, ep, so, opt.hyp);
-      order = r.orders.back();
-    } else if (shuffle && opt.world == 1) {
-      order = ultralyticsTrainOrder(n, ep, reset_epoch, recent ? &previous : nullptr);
-    } else {
-      order = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep, rect_order);
-      if (recent && ep > 0)
-        previous = distributedIndices(n, opt.rank, opt.world, shuffle, opt.seed, ep - 1, rect_order);
-    }
-    if (recent && draws.empty()) recent->plan(previous, order);
+    EpochOrder e = epochOrder(opt, split->images.size(), ep, reset_epoch, recent != nullptr, multi_image_next,
+                              rect_order);
+    order = std::move(e.order);
+    draws = std::move(e.draws);
+    if (recent && draws.empty()) recent->plan(e.previous, order);
     const size_t b = size_t(opt.batch);
     nbatches = opt.drop_last ? order.size() / b : (order.size() + b - 1) / b;
     total = std::min(order.size(), nbatches * b);

@@ -1,0 +1,73 @@
+// Not a test: the training-mode loss (BatchNorm on batch statistics, no optimizer step) of fixed weights over
+// one epoch of the trainer's augmented batches, averaged over seeds. It compares what two models make of the
+// same training samples, or a model with the training loss its trainer logged (docs/PARITY.md, session 10).
+//   train_loss_probe WEIGHTS DATA.yaml EPOCH(0-based) MOSAIC(0|1) [SEEDS=10] [IMGSZ=128] [BATCH=16]
+// MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips).
+#include <ATen/ATen.h>
+#include <torch/types.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "data/dataset_scanner.h"
+#include "data/loader.h"
+#include "loss/detection_loss.h"
+#include "train/model_loader.h"
+#include "ywb/dataset.h"
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s WEIGHTS DATA.yaml EPOCH MOSAIC(0|1) [SEEDS] [IMGSZ] [BATCH]\n", argv[0]);
+    return 2;
+  }
+  try {
+    using namespace ywb;
+    const int epoch = std::stoi(argv[3]), seeds = argc > 5 ? std::stoi(argv[5]) : 10;
+    const bool mosaic = std::stoi(argv[4]) != 0;
+    LoadedModel lm = loadModelWeights(argv[1], at::kCPU);
+    lm.model->train();
+    const loss::DetectionLoss criterion(lm.model);
+    auto split = std::make_shared<ScannedSplit>(scanSplit(loadDataConfig(argv[2]), "train"));
+    double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+    for (int seed = 0; seed < seeds; ++seed) {
+      LoaderOptions lo;
+      lo.imgsz = argc > 6 ? std::stoi(argv[6]) : 128;
+      lo.batch = argc > 7 ? std::stoi(argv[7]) : 16;
+      lo.workers = 2, lo.augment = true, lo.shuffle = true, lo.seed = uint64_t(seed);
+      DataLoader loader(split, lo);
+      if (!mosaic) loader.setMultiImageAugment(false), loader.setOrderResetEpoch(epoch);
+      loader.startEpoch(epoch);
+      torch::NoGradGuard no_grad;
+      Batch b;
+      double epoch_sum[3] = {0, 0, 0};
+      int n = 0;
+      while (loader.next(b)) {
+        const at::Tensor x = b.images.to(at::kFloat).div_(255.0);
+        const loss::LossResult r = criterion(lm.model->forward(x), b.grouped);
+        for (int k = 0; k < 3; ++k) epoch_sum[k] += r.items[k].item<double>();
+        ++n;
+      }
+      for (int k = 0; k < 3; ++k) {
+        const double m = epoch_sum[k] / n;  // the epoch's mean, as trainers log it
+        sum[k] += m, sq[k] += m * m;
+      }
+      std::printf("seed %d: box %.4f cls %.4f dfl %.4f\n", seed, epoch_sum[0] / n, epoch_sum[1] / n,
+                  epoch_sum[2] / n);
+    }
+    std::printf("mean of %d epochs (standard error):", seeds);
+    for (int k = 0; k < 3; ++k) {
+      const double m = sum[k] / seeds, var = seeds > 1 ? (sq[k] - seeds * m * m) / (seeds - 1) : 0;
+      std::printf(" %s %.4f (%.4f)",
+                  k == 0   ? "box"
+                  : k == 1 ? "cls"
+                           : "dfl",
+                  m, std::sqrt(std::max(var, 0.0) / seeds));
+    }
+    std::printf("\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train_loss_probe: %s\n", e.what());
+    return 1;
+  }
+}

@@ -2,7 +2,9 @@
 // one epoch of the trainer's augmented batches, averaged over seeds. It compares what two models make of the
 // same training samples, or a model with the training loss its trainer logged (docs/PARITY.md, session 10).
 //   train_loss_probe WEIGHTS DATA.yaml EPOCH(0-based) MOSAIC(0|1) [SEEDS=10] [IMGSZ=128] [BATCH=16]
-// MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips).
+// MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips). WEIGHTS may be a
+// model YAML (yolov8n.yaml): for seed S the model is then built as `ywb train seed=S` starts it
+// (at::manual_seed(S + 1), Ultralytics' initialisation), with the data's class count.
 #include <ATen/ATen.h>
 #include <torch/types.h>
 
@@ -14,6 +16,7 @@
 #include "data/dataset_scanner.h"
 #include "data/loader.h"
 #include "loss/detection_loss.h"
+#include "model/detection_model.h"
 #include "train/model_loader.h"
 #include "ywb/dataset.h"
 
@@ -26,12 +29,21 @@ int main(int argc, char** argv) {
     using namespace ywb;
     const int epoch = std::stoi(argv[3]), seeds = argc > 5 ? std::stoi(argv[5]) : 10;
     const bool mosaic = std::stoi(argv[4]) != 0;
-    LoadedModel lm = loadModelWeights(argv[1], at::kCPU);
-    lm.model->train();
-    const loss::DetectionLoss criterion(lm.model);
-    auto split = std::make_shared<ScannedSplit>(scanSplit(loadDataConfig(argv[2]), "train"));
+    const std::string weights = argv[1];
+    const bool from_yaml = weights.size() > 5 && weights.substr(weights.size() - 5) == ".yaml";
+    const DataConfig cfg = loadDataConfig(argv[2]);
+    auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, "train"));
+    LoadedModel lm;
+    if (from_yaml) {
+      at::manual_seed(1);
+      lm.model = model::buildModel(weights, int(cfg.names.size()));
+    } else {
+      lm = loadModelWeights(weights, at::kCPU);
+    }
     double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
     for (int seed = 0; seed < seeds; ++seed) {
+      lm.model->train();
+      const loss::DetectionLoss criterion(lm.model);
       LoaderOptions lo;
       lo.imgsz = argc > 6 ? std::stoi(argv[6]) : 128;
       lo.batch = argc > 7 ? std::stoi(argv[7]) : 16;

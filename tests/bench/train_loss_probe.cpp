@@ -2,6 +2,8 @@
 // one epoch of the trainer's augmented batches, averaged over seeds. It compares what two models make of the
 // same training samples, or a model with the training loss its trainer logged (docs/PARITY.md, session 10).
 //   train_loss_probe WEIGHTS DATA.yaml EPOCH(0-based) MOSAIC(0|1) [SEEDS=10] [IMGSZ=128] [BATCH=16]
+//   [key=value...]
+// key=value: augmentation arguments under their `ywb train` names (hsv_v=0, scale=0.9, ...).
 // MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips). WEIGHTS may be a
 // model YAML (yolov8n.yaml): for seed S the model is then built as `ywb train seed=S` starts it
 // (at::manual_seed(S + 1), Ultralytics' initialisation), with the data's class count.
@@ -12,26 +14,43 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "data/dataset_scanner.h"
 #include "data/loader.h"
 #include "loss/detection_loss.h"
 #include "model/detection_model.h"
 #include "train/model_loader.h"
+#include "ywb/augment.h"
 #include "ywb/dataset.h"
+#include "ywb/train_args.h"
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    std::fprintf(stderr, "usage: %s WEIGHTS DATA.yaml EPOCH MOSAIC(0|1) [SEEDS] [IMGSZ] [BATCH]\n", argv[0]);
-    return 2;
-  }
   try {
+    std::vector<std::string> pos;
+    ywb::TrainArgs args;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      const size_t eq = a.find('=');
+      if (eq == std::string::npos) {
+        pos.push_back(a);
+      } else if (!args.set(a.substr(0, eq), a.substr(eq + 1))) {
+        std::fprintf(stderr, "train_loss_probe: unknown argument %s\n", a.c_str());
+        return 2;
+      }
+    }
+    if (pos.size() < 4) {
+      std::fprintf(stderr,
+                   "usage: train_loss_probe WEIGHTS DATA.yaml EPOCH MOSAIC(0|1) [SEEDS] [IMGSZ] [BATCH] "
+                   "[key=value...]\n");
+      return 2;
+    }
     using namespace ywb;
-    const int epoch = std::stoi(argv[3]), seeds = argc > 5 ? std::stoi(argv[5]) : 10;
-    const bool mosaic = std::stoi(argv[4]) != 0;
-    const std::string weights = argv[1];
+    const int epoch = std::stoi(pos[2]), seeds = pos.size() > 4 ? std::stoi(pos[4]) : 10;
+    const bool mosaic = std::stoi(pos[3]) != 0;
+    const std::string weights = pos[0];
     const bool from_yaml = weights.size() > 5 && weights.substr(weights.size() - 5) == ".yaml";
-    const DataConfig cfg = loadDataConfig(argv[2]);
+    const DataConfig cfg = loadDataConfig(pos[1]);
     auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, "train"));
     LoadedModel lm;
     if (from_yaml) {
@@ -45,8 +64,9 @@ int main(int argc, char** argv) {
       lm.model->train();
       const loss::DetectionLoss criterion(lm.model);
       LoaderOptions lo;
-      lo.imgsz = argc > 6 ? std::stoi(argv[6]) : 128;
-      lo.batch = argc > 7 ? std::stoi(argv[7]) : 16;
+      lo.imgsz = pos.size() > 5 ? std::stoi(pos[5]) : 128;
+      lo.batch = pos.size() > 6 ? std::stoi(pos[6]) : 16;
+      lo.hyp = augmentParamsOf(args);
       lo.workers = 2, lo.augment = true, lo.shuffle = true, lo.seed = uint64_t(seed);
       DataLoader loader(split, lo);
       if (!mosaic) loader.setMultiImageAugment(false), loader.setOrderResetEpoch(epoch);

@@ -28,7 +28,7 @@ cv::Mat hsvLut(double gain_h, double gain_s, double gain_v) {
 
 HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng) {
   HsvGains g;
-  if (hyp.hsv_h == 0 && hyp.hsv_s == 0 && hyp.hsv_v == 0) return g;
+  if (!hsvEnabled(hyp)) return g;
   g.h = rng.uniform(-1, 1) * hyp.hsv_h;
   g.s = rng.uniform(-1, 1) * hyp.hsv_s;
   g.v = rng.uniform(-1, 1) * hyp.hsv_v;

@@ -15,6 +15,11 @@ struct HsvGains {
   bool active = false;  ///< false when all hsv_* settings are 0 (nothing to do)
 };
 
+/// Whether HSV augmentation does anything: some hsv_* setting is not 0.
+inline bool hsvEnabled(const AugmentParams& hyp) {
+  return hyp.hsv_h != 0 || hyp.hsv_s != 0 || hyp.hsv_v != 0;
+}
+
 /// Draws r from the engine's Rng.
 HsvGains drawHsvGains(const AugmentParams& hyp, Rng& rng);
 

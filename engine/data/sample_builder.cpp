@@ -246,7 +246,7 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
   Flips flips;
   if (draws) {
     gains.h = draws->hsv[0], gains.s = draws->hsv[1], gains.v = draws->hsv[2];
-    gains.active = hyp_.hsv_h != 0 || hyp_.hsv_s != 0 || hyp_.hsv_v != 0;
+    gains.active = hsvEnabled(hyp_);
     flips.ud = draws->flip_ud, flips.lr = draws->flip_lr;
   } else {
     gains = drawHsvGains(hyp_, rng_color);

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/py_random.h"
+#include "data/color_flip.h"
 
 namespace ywb {
 namespace {
@@ -43,7 +44,7 @@ struct Worker {
     d.mixup = !(py.uniform(0, 1) > (multi ? hyp.mixup : 0.0));
     py.uniform(0, 1);  // CutMix's p test (CutMix is off by default and not implemented here)
     // Albumentations draws nothing when its package is absent (a plain Ultralytics install).
-    if (hyp.hsv_h != 0 || hyp.hsv_s != 0 || hyp.hsv_v != 0) {
+    if (hsvEnabled(hyp)) {
       const double gains[3] = {hyp.hsv_h, hyp.hsv_s, hyp.hsv_v};
       for (int k = 0; k < 3; ++k) d.hsv[k] = np.uniform(-1, 1) * gains[k];
     }

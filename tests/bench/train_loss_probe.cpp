@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string> pos;
     ywb::TrainArgs args;
+    args.imgsz = 128;  // the shapes/ runs of docs/PARITY.md
+    args.batch = 16;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       const size_t eq = a.find('=');
@@ -41,8 +43,7 @@ int main(int argc, char** argv) {
     }
     if (pos.size() < 4) {
       std::fprintf(stderr,
-                   "usage: train_loss_probe WEIGHTS DATA.yaml EPOCH MOSAIC(0|1) [SEEDS] [IMGSZ] [BATCH] "
-                   "[key=value...]\n");
+                   "usage: train_loss_probe WEIGHTS DATA.yaml EPOCH MOSAIC(0|1) [SEEDS] [key=value...]\n");
       return 2;
     }
     using namespace ywb;
@@ -59,15 +60,14 @@ int main(int argc, char** argv) {
     } else {
       lm = loadModelWeights(weights, at::kCPU);
     }
+    lm.model->train();
+    const loss::DetectionLoss criterion(lm.model);
+    LoaderOptions lo;
+    lo.imgsz = args.imgsz, lo.batch = args.batch, lo.hyp = augmentParamsOf(args);
+    lo.workers = 2, lo.augment = true, lo.shuffle = true;
     double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
     for (int seed = 0; seed < seeds; ++seed) {
-      lm.model->train();
-      const loss::DetectionLoss criterion(lm.model);
-      LoaderOptions lo;
-      lo.imgsz = pos.size() > 5 ? std::stoi(pos[5]) : 128;
-      lo.batch = pos.size() > 6 ? std::stoi(pos[6]) : 16;
-      lo.hyp = augmentParamsOf(args);
-      lo.workers = 2, lo.augment = true, lo.shuffle = true, lo.seed = uint64_t(seed);
+      lo.seed = uint64_t(seed);
       DataLoader loader(split, lo);
       if (!mosaic) loader.setMultiImageAugment(false), loader.setOrderResetEpoch(epoch);
       loader.startEpoch(epoch);
@@ -88,14 +88,11 @@ int main(int argc, char** argv) {
       std::printf("seed %d: box %.4f cls %.4f dfl %.4f\n", seed, epoch_sum[0] / n, epoch_sum[1] / n,
                   epoch_sum[2] / n);
     }
+    const char* const kNames[3] = {"box", "cls", "dfl"};
     std::printf("mean of %d epochs (standard error):", seeds);
     for (int k = 0; k < 3; ++k) {
       const double m = sum[k] / seeds, var = seeds > 1 ? (sq[k] - seeds * m * m) / (seeds - 1) : 0;
-      std::printf(" %s %.4f (%.4f)",
-                  k == 0   ? "box"
-                  : k == 1 ? "cls"
-                           : "dfl",
-                  m, std::sqrt(std::max(var, 0.0) / seeds));
+      std::printf(" %s %.4f (%.4f)", kNames[k], m, std::sqrt(std::max(var, 0.0) / seeds));
     }
     std::printf("\n");
   } catch (const std::exception& e) {

@@ -15,14 +15,15 @@ std::vector<size_t> distributedIndices(size_t n, int rank, int world, bool shuff
                                        const std::vector<size_t>& order = {});
 
 /// The order Ultralytics' single-process training loader visits in epoch `epoch` (0-based): PyTorch's
-/// RandomSampler on the loader generator that Ultralytics seeds with the constant 6148914691236517205, so the
-/// order does not depend on the run's seed. That generator gives, in turn: the int64 base seed each new
-/// iterator draws, then per pass the permutation used and one more that RandomSampler draws and drops when
-/// the pass ends. At `reset_epoch` (where Ultralytics rebuilds its iterator because Mosaic closes; -1: never)
-/// the old iterator's worker prefetch has already drawn that epoch's permutation and the new iterator draws
-/// a base seed before its own. LibTorch's CPU generator and randperm are PyTorch's, so on the same torch
-/// version these are Ultralytics' indices. O(epoch * n): the passes are replayed (resume needs no state).
-/// `previous` (optional) receives epoch - 1's order from the same replay (empty for epoch 0).
+/// RandomSampler on the loader generator that Ultralytics seeds with 6148914691236517205 + RANK (RANK -1 in
+/// one process, so 6148914691236517204), so the order does not depend on the run's seed. That generator
+/// gives, in turn: the int64 base seed each new iterator draws, then per pass the permutation used and one
+/// more that RandomSampler draws and drops when the pass ends. At `reset_epoch` (where Ultralytics rebuilds
+/// its iterator because Mosaic closes; -1: never) the old iterator's worker prefetch has already drawn that
+/// epoch's permutation and the new iterator draws a base seed before its own. LibTorch's CPU generator and
+/// randperm are PyTorch's, so on the same torch version these are Ultralytics' indices. O(epoch * n): the
+/// passes are replayed (resume needs no state). `previous` (optional) receives epoch - 1's order from the
+/// same replay (empty for epoch 0).
 std::vector<size_t> ultralyticsTrainOrder(size_t n, int epoch, int reset_epoch,
                                           std::vector<size_t>* previous = nullptr);
 

@@ -32,8 +32,8 @@ struct SampleDraws {
 
 struct UltralyticsStreamOptions {
   /// Ultralytics' loader processes; 0 = none: every sample is built in the training process, from the
-  /// generators its trainer seeded with seed + 1, and each validation draws one more Python number per image
-  /// (Format's BGR test) between epochs.
+  /// generators its trainer seeded with seed (init_seeds(seed + 1 + RANK), RANK -1), and each validation
+  /// draws one more Python number per image (Format's BGR test) between epochs.
   int workers = 2;
   uint64_t seed = 0;      ///< the run's seed (workers = 0)
   size_t val_images = 0;  ///< validation images per epoch (workers = 0)

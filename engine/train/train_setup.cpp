@@ -154,9 +154,13 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.device = s.dist ? s.dist->device() : pickDevice(a.device);
   const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
-  // Ultralytics' trainer seeds with seed + 1 (rank 0) just before it builds the model; with its module
-  // order (test_parity_loss) seed S starts from exactly the initial weights of Ultralytics' seed S.
-  at::manual_seed(uint64_t(a.seed) + 1);
+  // Ultralytics' trainer calls init_seeds(seed + 1 + RANK) just before it builds the model. RANK is -1 in a
+  // single process (its default when no DDP launcher set it) and the rank under DDP, whose rank-0 weights are
+  // then broadcast (as ours: dist_training). With its module order (test_parity_loss), a one-process run with
+  // seed S starts from the weights a build after manual_seed(S) gives (the loss-*-seedS fixtures), a DDP run
+  // from manual_seed(S + 1): Ultralytics' initial weights for seed S either way.
+  const int64_t rank = s.dist ? int64_t(s.dist->rank()) : -1;
+  at::manual_seed(uint64_t(int64_t(a.seed) + 1 + rank));
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
   // architecture.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The indices a real PyTorch DataLoader visits when it is driven the way Ultralytics drives its training
-loader: shuffle=True on a generator seeded with the constant 6148914691236517205, the batch sampler repeated
+loader: shuffle=True on a generator seeded with 6148914691236517205 + RANK (-1 in one process), the batch sampler repeated
 forever behind one persistent iterator, and that iterator rebuilt at one epoch (Ultralytics rebuilds it when
 Mosaic closes). Written from PyTorch's documented DataLoader behaviour; the reference for
 test_sampler_order (run with PyTorch 1.13, the version of Debian's LibTorch).
@@ -8,10 +8,13 @@ test_sampler_order (run with PyTorch 1.13, the version of Debian's LibTorch).
 usage: pytorch_loader_order.py N BATCH WORKERS EPOCHS RESET_EPOCH [PREFETCH]
 prints one line per epoch: the epoch, then the dataset indices in the order the loader yields them.
 """
+import os
 import sys
 
 import torch
 from torch.utils.data import DataLoader, Dataset
+
+RANK = int(os.getenv("RANK", -1))  # as Ultralytics reads it: -1 unless a DDP launcher set it
 
 
 class Indices(Dataset):
@@ -55,7 +58,7 @@ def main():
     n, batch, workers, epochs, reset = map(int, sys.argv[1:6])
     prefetch = int(sys.argv[6]) if len(sys.argv) > 6 else 2
     g = torch.Generator()
-    g.manual_seed(6148914691236517205)
+    g.manual_seed(6148914691236517205 + RANK)  # Ultralytics' build_dataloader; RANK -1 in one process
     extra = {"prefetch_factor": prefetch} if workers else {}
     loader = PersistentLoader(Indices(n), batch_size=batch, shuffle=True, num_workers=workers, generator=g, **extra)
     for e in range(epochs):

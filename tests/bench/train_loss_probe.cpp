@@ -5,8 +5,9 @@
 //   [key=value...]
 // key=value: augmentation arguments under their `ywb train` names (hsv_v=0, scale=0.9, ...).
 // MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips). WEIGHTS may be a
-// model YAML (yolov8n.yaml): for seed S the model is then built as `ywb train seed=S` starts it
-// (at::manual_seed(S + 1), Ultralytics' initialisation), with the data's class count.
+// model YAML (yolov8n.yaml): the model is then built as a one-process `ywb train seed=S` starts it
+// (at::manual_seed(S), Ultralytics' initialisation; `seed=` picks S, default 0), with the data's class count.
+// SEEDS counts the sample streams (loader seeds 0..SEEDS-1), not initialisations.
 #include <ATen/ATen.h>
 #include <torch/types.h>
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
     auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, "train"));
     LoadedModel lm;
     if (from_yaml) {
-      at::manual_seed(1);
+      at::manual_seed(uint64_t(args.seed));
       lm.model = model::buildModel(weights, int(cfg.names.size()));
     } else {
       lm = loadModelWeights(weights, at::kCPU);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The augmentation draws of Ultralytics' training loader processes, from a real PyTorch DataLoader driven as
-Ultralytics drives it (generator seeded with 6148914691236517205, batches repeated behind one persistent
+Ultralytics drives it (generator seeded with 6148914691236517205 + RANK, RANK -1 in one process, batches repeated behind one persistent
 iterator, rebuilt at one epoch, each worker seeding Python's `random` with torch.initial_seed() % 2**32 as
 Ultralytics' seed_worker does) and a dataset whose __getitem__ makes the Python draws of Ultralytics'
 detection transforms in their order (Mosaic p test, three partners from the worker's buffer of recently
@@ -18,7 +18,7 @@ import torch
 from torch.utils.data import Dataset
 
 # The loader Ultralytics drives (one persistent iterator over repeated batches), shared with the order reference.
-from pytorch_loader_order import PersistentLoader
+from pytorch_loader_order import RANK, PersistentLoader
 
 
 class Draws(Dataset):
@@ -58,7 +58,7 @@ def seed_worker(_):
 def main():
     n, batch, workers, epochs, reset, imgsz = map(int, sys.argv[1:7])
     g = torch.Generator()
-    g.manual_seed(6148914691236517205)
+    g.manual_seed(6148914691236517205 + RANK)  # Ultralytics' build_dataloader; RANK -1 in one process
     data = Draws(n, batch, imgsz)
     loader = PersistentLoader(data, batch_size=batch, shuffle=True, num_workers=workers, generator=g,
                               worker_init_fn=seed_worker, collate_fn=lambda b: b)

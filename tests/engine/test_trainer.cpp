@@ -256,9 +256,11 @@ class TestTrainer : public QObject {
     qunsetenv("YWB_FAKE_OOM_ABOVE_BATCH");
   }
 
-  // Ultralytics' trainer seeds torch with seed + 1 right before it builds the model (BaseTrainer: init_seeds(
-  // seed + 1 + RANK), rank 0); test_parity_loss shows our model built after manual_seed(N) is Ultralytics'.
-  // So seed=5 must start from exactly the weights a build after manual_seed(6) gives.
+  // Ultralytics' trainer seeds torch right before it builds the model with init_seeds(seed + 1 + RANK), and
+  // RANK is -1 outside DDP; test_parity_loss shows our model built after manual_seed(N) is Ultralytics'. So a
+  // one-process seed=5 must start from exactly the weights a build after manual_seed(5) gives (not 6: the
+  // reference run's epoch-1 validation losses 6.787 / 5.176 / 4.170 are those of manual_seed(0) weights,
+  // docs/PARITY.md session 11).
   void seedStartsFromUltralyticsInitialWeights() {
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {24, 8, 96, 5, 4});
@@ -270,7 +272,7 @@ class TestTrainer : public QObject {
     s.pause = &pause;
     s.run_dir = ywb::makeRunDir(s.args.project, s.args.name, false);
     ywb::setupSession(s, nullptr);
-    at::manual_seed(6);
+    at::manual_seed(5);
     const ywb::model::DetectionModel ref = ywb::model::buildModel(s.args.model, s.nc);
     const auto want = ref->named_parameters();
     const auto got = s.model->named_parameters();

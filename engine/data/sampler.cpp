@@ -41,8 +41,8 @@ UltralyticsLoaderReplay ultralyticsLoaderReplay(size_t n, int epoch, int reset_e
     const int64_t* p = t.data_ptr<int64_t>();
     return std::vector<size_t>(p, p + n);
   };
-  // build_dataloader seeds its generator with 6148914691236517205 + RANK, and RANK is -1 in one process.
-  at::Generator g = at::make_generator<at::CPUGeneratorImpl>(6148914691236517205ull - 1);
+  at::Generator g =
+      at::make_generator<at::CPUGeneratorImpl>(uint64_t(6148914691236517205ll + kUltralyticsOneProcessRank));
   const auto base_seed = [&g] { return at::empty({}, at::kLong).random_(g).item<int64_t>(); };
   const auto permutation = [&g, n] { return at::randperm(int64_t(n), g, at::kLong); };
   int64_t seed = base_seed();

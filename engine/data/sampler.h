@@ -7,6 +7,11 @@
 
 namespace ywb {
 
+/// Ultralytics' RANK in a one-process run: `int(os.getenv("RANK", -1))`, set only by a DDP launcher. Its
+/// seeds add it: init_seeds(seed + 1 + RANK) before the model is built and for the augmentation generators,
+/// the training loader's generator 6148914691236517205 + RANK.
+constexpr int kUltralyticsOneProcessRank = -1;
+
 /// The indices rank `rank` of `world` visits: a permutation of [0, n) seeded by (seed, epoch) when `shuffle`
 /// (else `order` or 0..n-1), padded by wrapping around to a multiple of `world`, then every world-th element
 /// from `rank`. Every rank gets ceil(n / world) indices. `order` (optional) replaces 0..n-1 as the base

@@ -66,9 +66,9 @@ std::vector<SampleDraws> ultralyticsDraws(const UltralyticsLoaderReplay& replay,
   const int start = o.workers ? replay.iterator_start[size_t(epoch)] : 0;
   const uint64_t base = uint64_t(replay.base_seeds[size_t(epoch)]);
   std::vector<Worker> workers;
-  // Without loader processes the samples draw from the generators init_seeds(seed + 1 + RANK) seeded, RANK
-  // being -1 in one process.
-  if (o.workers == 0) workers.emplace_back(o.seed, uint32_t(o.seed), n);
+  // Without loader processes the samples draw from the generators init_seeds(seed + 1 + RANK) seeded.
+  const uint64_t one_process = uint64_t(int64_t(o.seed) + 1 + kUltralyticsOneProcessRank);
+  if (o.workers == 0) workers.emplace_back(one_process, uint32_t(one_process), n);
   for (int w = 0; w < o.workers; ++w) {
     const uint32_t s = uint32_t((base + uint64_t(w)) & 0xffffffffu);
     workers.emplace_back(s, s, n);

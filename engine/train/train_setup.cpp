@@ -11,6 +11,7 @@
 #include "core/threads.h"
 #include "core/torch_compat.h"
 #include "data/dataset_scanner.h"
+#include "data/sampler.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "io/state_dict.h"
@@ -159,7 +160,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // then broadcast (as ours: dist_training). With its module order (test_parity_loss), a one-process run with
   // seed S starts from the weights a build after manual_seed(S) gives (the loss-*-seedS fixtures), a DDP run
   // from manual_seed(S + 1): Ultralytics' initial weights for seed S either way.
-  const int64_t rank = s.dist ? int64_t(s.dist->rank()) : -1;
+  const int64_t rank = s.dist ? int64_t(s.dist->rank()) : kUltralyticsOneProcessRank;
   at::manual_seed(uint64_t(int64_t(a.seed) + 1 + rank));
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s

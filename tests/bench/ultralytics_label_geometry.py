@@ -64,7 +64,9 @@ def load_split(root, split="train"):
 
 
 def to_pixels(rows, w, h, dx, dy):
-    b = np.empty((len(rows), 4))
+    """Label rows (class, cx, cy, w, h normalised) as x1 y1 x2 y2 pixels of a w x h image placed at (dx, dy), in
+    the rows' dtype."""
+    b = np.empty((len(rows), 4), dtype=rows.dtype)
     b[:, 0] = (rows[:, 1] - rows[:, 3] / 2) * w + dx
     b[:, 2] = (rows[:, 1] + rows[:, 3] / 2) * w + dx
     b[:, 1] = (rows[:, 2] - rows[:, 4] / 2) * h + dy
@@ -82,11 +84,36 @@ def perspective(b, insize, s, translate=0.1, scale=0.5):
     x = gain * (b[:, [0, 2]] - insize / 2) + tx
     y = gain * (b[:, [1, 3]] - insize / 2) + ty
     out = np.stack([x.min(1), y.min(1), x.max(1), y.max(1)], 1).clip(0, s)
-    w1, h1 = (b[:, 2] - b[:, 0]) * gain, (b[:, 3] - b[:, 1]) * gain
-    w2, h2 = out[:, 2] - out[:, 0], out[:, 3] - out[:, 1]
-    ar = np.maximum(w2 / (h2 + 1e-16), h2 / (w2 + 1e-16))
-    keep = (w2 > 2) & (h2 > 2) & (w2 * h2 / (w1 * h1 + 1e-16) > 0.1) & (ar < 100)
+    keep = box_candidates(b * gain, out)
     return out[keep]
+
+
+def box_candidates(before, after):
+    """RandomPerspective's filter on x1 y1 x2 y2 boxes `after` the warp against the boxes `before` it, scaled by the
+    drawn scale: kept when w and h > 2 px, area > 0.1 x the scaled input box, aspect ratio < 100."""
+    w1, h1 = before[:, 2] - before[:, 0], before[:, 3] - before[:, 1]
+    w2, h2 = after[:, 2] - after[:, 0], after[:, 3] - after[:, 1]
+    ar = np.maximum(w2 / (h2 + 1e-16), h2 / (w2 + 1e-16))
+    return (w2 > 2) & (h2 > 2) & (w2 * h2 / (w1 * h1 + 1e-16) > 0.1) & (ar < 100)
+
+
+def mosaic_tile(k, xc, yc, w, h, s):
+    """Where Mosaic-4 puts tile k (0 top left, 1 top right, 2 bottom left, 3 bottom right; the sample's own image
+    is tile 0) of a w x h image around the centre (xc, yc) of the 2s x 2s canvas: the canvas rectangle and the
+    image rectangle that fills it, each (x1, y1, x2, y2)."""
+    if k == 0:
+        x1a, y1a, x2a, y2a = max(xc - w, 0), max(yc - h, 0), xc, yc
+        x1b, y1b = w - (x2a - x1a), h - (y2a - y1a)
+    elif k == 1:
+        x1a, y1a, x2a, y2a = xc, max(yc - h, 0), min(xc + w, 2 * s), yc
+        x1b, y1b = 0, h - (y2a - y1a)
+    elif k == 2:
+        x1a, y1a, x2a, y2a = max(xc - w, 0), yc, xc, min(2 * s, yc + h)
+        x1b, y1b = w - (x2a - x1a), 0
+    else:
+        x1a, y1a, x2a, y2a = xc, yc, min(xc + w, 2 * s), min(2 * s, yc + h)
+        x1b, y1b = 0, 0
+    return (x1a, y1a, x2a, y2a), (x1b, y1b, x1b + x2a - x1a, y1b + y2a - y1a)
 
 
 def mosaic(i, labels, sizes, s):
@@ -95,18 +122,7 @@ def mosaic(i, labels, sizes, s):
     boxes = []
     for k, j in enumerate(idx):
         w, h = sizes[j]
-        if k == 0:
-            x1a, y1a, x2a, y2a = max(xc - w, 0), max(yc - h, 0), xc, yc
-            x1b, y1b = w - (x2a - x1a), h - (y2a - y1a)
-        elif k == 1:
-            x1a, y1a, x2a, y2a = xc, max(yc - h, 0), min(xc + w, 2 * s), yc
-            x1b, y1b = 0, h - (y2a - y1a)
-        elif k == 2:
-            x1a, y1a, x2a, y2a = max(xc - w, 0), yc, xc, min(2 * s, yc + h)
-            x1b, y1b = w - (x2a - x1a), 0
-        else:
-            x1a, y1a, x2a, y2a = xc, yc, min(xc + w, 2 * s), min(2 * s, yc + h)
-            x1b, y1b = 0, 0
+        (x1a, y1a, _, _), (x1b, y1b, _, _) = mosaic_tile(k, xc, yc, w, h, s)
         boxes.append(to_pixels(labels[j], w, h, x1a - x1b, y1a - y1b))
     b = np.concatenate(boxes).clip(0, 2 * s)
     b = b[((b[:, 2] - b[:, 0]) > 0) & ((b[:, 3] - b[:, 1]) > 0)]

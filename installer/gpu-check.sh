@@ -194,6 +194,15 @@ keep=(); [ "$keep_going" = 1 ] && keep=(-- -k 0)
 cmake --build "$build" -j"$jobs" --target $targets "${keep[@]}" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; die "build failed (log: $out/build.log)"; }
 t_built=$(date +%s)
 log "configured in $((t_build - t_conf)) s, built ($targets) in $((t_built - t_build)) s with -j$jobs"
+# Which library ywb's C++ runtime functions come from: pip's LibTorch exports copies of std::filesystem
+# functions, and one of them crashed (engine/CMakeLists.txt). Its needed libraries' order and every
+# std:: symbol the dynamic linker binds to a LibTorch library go into the dependencies list of the report.
+if [ -x "$build/engine/cli/ywb" ]; then
+  { echo "ywb needs first: $(readelf -d "$build/engine/cli/ywb" 2>/dev/null | awk '/NEEDED/ {gsub(/[][]/, "", $5); print $5}' | head -3 | tr '\n' ' ')"
+    echo "C++ runtime symbols ywb binds to LibTorch: $(LD_DEBUG=bindings LD_BIND_NOW=1 "$build/engine/cli/ywb" --help 2>&1 >/dev/null |
+      grep -E "binding file [^ ]*/ywb .* to [^ ]*libtorch[^ ]* .*symbol \`_ZNSt" | sed 's/.*symbol `\([^'"'"']*\).*/\1/' | sort -u | tr '\n' ' ')"
+  } >>"$logs/dependencies.txt"
+fi
 cat "$logs/dependencies.txt" >&2
 if [ "$build_only" = 1 ]; then
   log "build only: done in $(($(date +%s) - t0)) s"
@@ -239,7 +248,10 @@ run() {
   local tail_bytes=600; [ "$rc" -ge 128 ] && [ "$rc" != 124 ] && tail_bytes=4000
   e="$(tail -c "$tail_bytes" "$logs/last.err" | tr '\n\t"\\' '    ')"
   [ "$rc" = 124 ] && e="timed out after $run_timeout s: $e"
-  if [ "$rc" -ge 128 ] && [ ! -f "$out/crash.log" ]; then { echo "ywb $*"; cat "$logs/last.err"; } >"$out/crash.log"; fi
+  # (ywb's own frames are named by installer/crash_symbols.py where binutils' nm is present.)
+  if [ "$rc" -ge 128 ] && [ ! -f "$out/crash.log" ]; then
+    { echo "ywb $*"; python3 "$root/installer/crash_symbols.py" "$ywb" <"$logs/last.err" 2>/dev/null || cat "$logs/last.err"; } >"$out/crash.log"
+  fi
   python3 - "$kind" "$rc" "$e" "$o" "$*" "$n_run" "$(($(date +%s) - t))" >>"$runs" <<'PY'
 import json, sys
 kind, rc, err, out, cmd, n, secs = sys.argv[1:8]
@@ -330,7 +342,7 @@ report = {"gpu": gpu, "cpu_cores": int(cores), "torch": json.loads(torch_info), 
           "runs": runs, "seconds": int(secs)}
 json.dump(report, open(os.path.join(out, "gpu-check.json"), "w"), indent=1)
 md = ["# gpu-check report", "", f"GPU: {gpu or 'none found'}; CPU cores: {cores}; PyTorch/LibTorch: {torch_info}",
-      f"Tests labelled cuda: {'passed' if int(tests_rc) == 0 else 'FAILED (see tests.log)'}; total {secs} s", ""]
+      f"Tests labelled cuda: {'passed' if int(tests_rc) == 0 else 'not run in this call' if int(tests_rc) < 0 else 'FAILED (see tests.log)'}; total {secs} s", ""]
 md += ["## Tests", ""] + ["    " + t for t in report["tests"]] + [""]
 def row(r):
     x = r.get("result") or {}

@@ -3,6 +3,7 @@
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -50,7 +51,36 @@ const char* signalName(int sig) {
   }
 }
 
-void onFatal(int sig, siginfo_t* info, void*) {
+void sayHex(unsigned long a) {
+  char hex[19] = "0x0000000000000000";
+  for (int i = 17; i >= 2; --i, a >>= 4) hex[i] = "0123456789abcdef"[a & 15];
+  say(hex);
+}
+
+// A call through a null (or tiny) function pointer faults with the instruction pointer at that address,
+// where the unwinder finds no frame information and the backtrace ends at the signal frame. The `call` has
+// just pushed its return address: make the saved context read as if the fault had happened at that return
+// address (the caller's frame), so the unwinder, which reads the signal frame's saved registers, goes on
+// through the caller and its callers. Returns the caller's address, or 0 when the context was left alone.
+unsigned long resumeFromCallerOfNullCall(void* context) {
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(context);
+  if (!uc) return 0;
+  greg_t* regs = uc->uc_mcontext.gregs;
+  if (static_cast<unsigned long>(regs[REG_RIP]) >= 4096) return 0;
+  const auto* sp = reinterpret_cast<const unsigned long*>(regs[REG_RSP]);
+  if (!sp) return 0;
+  const unsigned long ret = *sp;
+  regs[REG_RIP] = static_cast<greg_t>(ret);
+  regs[REG_RSP] += static_cast<greg_t>(sizeof(unsigned long));
+  return ret;
+#else
+  (void)context;
+  return 0;
+#endif
+}
+
+void onFatal(int sig, siginfo_t* info, void* context) {
   char thread[17] = {};
   ::prctl(PR_GET_NAME, thread, 0, 0, 0);
   say("\n");
@@ -61,16 +91,20 @@ void onFatal(int sig, siginfo_t* info, void*) {
   say(thread);
   say("' (tid ");
   sayNumber(long(::gettid()));
+  say(", pid ");
+  sayNumber(long(::getpid()));
   say(")");
   if (info && info->si_code <= 0) {  // sent (kill, raise, abort), not raised by the hardware
     say(" sent by process ");
     sayNumber(long(info->si_pid));
   } else if (sig == SIGSEGV || sig == SIGBUS) {
     say(" at address ");
-    char hex[19] = "0x0000000000000000";
-    auto a = reinterpret_cast<unsigned long>(info ? info->si_addr : nullptr);
-    for (int i = 17; i >= 2; --i, a >>= 4) hex[i] = "0123456789abcdef"[a & 15];
-    say(hex);
+    sayHex(reinterpret_cast<unsigned long>(info ? info->si_addr : nullptr));
+    if (const unsigned long caller = resumeFromCallerOfNullCall(context)) {
+      say("\na call through a null function pointer, made just before ");
+      sayHex(caller);
+      say(" (the backtrace goes on from that caller)");
+    }
   }
   say("\nbacktrace (innermost first; please include it in a bug report):\n");
   void* frames[64];

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/remove_tree.h"
 #include "core/rng.h"
 #include "core/threads.h"
 #include "data/image_io.h"
@@ -36,8 +37,10 @@ SynthSplitReport writeSplit(const SynthOptions& opt, const std::string& split, i
   const fs::path img_dir = root / "images" / split, lbl_dir = root / "labels" / split;
   std::error_code ec;
   // Stale files from an earlier, larger generation would silently join the dataset: start clean.
-  fs::remove_all(img_dir, ec);
-  fs::remove_all(lbl_dir, ec);
+  for (const fs::path& d : {img_dir, lbl_dir}) {
+    const std::string why = removeTree(d.string());
+    if (!why.empty()) fail("cannot clear the earlier generation: ", why);
+  }
   fs::create_directories(img_dir, ec);
   if (ec) fail("cannot create '", img_dir.string(), "': ", ec.message());
   fs::create_directories(lbl_dir, ec);

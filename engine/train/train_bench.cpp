@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/remove_tree.h"
 #include "core/threads.h"
 #include "sys/host_info.h"
 #include "train/device.h"
@@ -181,8 +182,7 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
       sum = trainer.run();
       clock.onPhase(TrainPhase::Finished, "");
     } catch (...) {
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
+      removeTree(tmp.string());  // best effort: the run's own error is what the user needs
       throw;
     }
   }
@@ -192,8 +192,7 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
     r.peak_device_mem = clock.gpu->peakMem();
     r.gpu_util = clock.gpu->meanUtil();
   }
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
+  r.leftover = removeTree(tmp.string());
   r.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.epochs = sum.epochs_completed;
   r.time_split = sum.time_split;
@@ -283,6 +282,7 @@ std::string trainBenchText(const TrainBenchResult& r) {
                   r.epochs, r.total_s, r.setup_s, r.train_s, r.val_s, r.save_s, r.train_images_per_s, r.map50,
                   r.map);
     os << line << epochSplitText(r);
+    if (!r.leftover.empty()) os << "the temporary run folder stays: " << r.leftover << "\n";
   }
   os << "peak RSS " << mib(r.peak_rss);
   if (r.peak_device_mem >= 0) os << ", peak GPU memory " << mib(r.peak_device_mem) << " (NVML, whole device)";
@@ -324,6 +324,7 @@ std::string trainBenchJson(const TrainBenchResult& r) {
     nlohmann::json shares = nlohmann::json::object();
     for (const auto& t : r.time_split) shares[t.name + "_s"] = t.seconds;
     j["time_split"] = shares;
+    if (!r.leftover.empty()) j["leftover"] = r.leftover;
   }
   return j.dump();
 }

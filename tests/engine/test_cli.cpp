@@ -71,6 +71,29 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("unknown verb 'frobnicate'"));
   }
+
+  void cxxRuntimeIsLoadedBeforeLibTorch() {
+    // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
+    // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an
+    // H100 (a null call inside LibTorch's std::filesystem::remove_all). So libstdc++ must come before any
+    // LibTorch library among ywb's needed libraries (cmake/YwbDeps.cmake), read here from the ELF header.
+    QProcess p;
+    p.start("readelf", {"-d", YW_CLI_PATH});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QStringList needed;
+    const QRegularExpression re(R"(\(NEEDED\)\s+Shared library: \[([^\]]+)\])");
+    for (auto it = re.globalMatch(QString::fromLocal8Bit(p.readAllStandardOutput())); it.hasNext();)
+      needed << it.next().captured(1);
+    const auto first = [&](const QString& prefix) {
+      for (int i = 0; i < needed.size(); ++i)
+        if (needed[i].startsWith(prefix)) return i;
+      return -1;
+    };
+    const int runtime = first("libstdc++.so"), torch = first("libtorch"), c10 = first("libc10");
+    QVERIFY2(runtime >= 0 && torch >= 0 && c10 >= 0, qPrintable(needed.join(' ')));
+    QVERIFY2(runtime < torch && runtime < c10, qPrintable(needed.join(' ')));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

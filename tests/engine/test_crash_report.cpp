@@ -16,6 +16,14 @@ extern "C" __attribute__((noinline)) void ywbTestCrashHere(volatile int* p) {
   *p = 1;
 }
 
+// Calls through a function pointer that is null at run time: the fault's instruction pointer is 0, where
+// no unwinder can start; the report must still name this caller.
+using VoidFn = void (*)();
+extern "C" __attribute__((noinline)) void ywbTestCallThroughNull(VoidFn volatile* fn) {
+  (*fn)();
+  __asm__ volatile("");  // keeps the call a call (not a tail jump), as a call in the middle of a function is
+}
+
 class TestCrashReport : public QObject {
   Q_OBJECT
  private Q_SLOTS:
@@ -46,6 +54,37 @@ class TestCrashReport : public QObject {
     QVERIFY2(e.contains("at address 0x0000000000000010"), qPrintable(e));  // the address written to
     QVERIFY2(e.contains("backtrace"), qPrintable(e));
     QVERIFY2(e.contains("ywbTestCrashHere"), qPrintable(e));  // the frame where it happened, by name
+  }
+
+  void nullFunctionCallNamesItsCaller() {
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+      ::dup2(fds[1], STDERR_FILENO);
+      ::close(fds[0]);
+      ywb::installCrashReport("crash-test");
+      VoidFn volatile fn = nullptr;
+      ywbTestCallThroughNull(&fn);
+      ::_exit(0);  // not reached
+    }
+    ::close(fds[1]);
+    std::string err;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(WTERMSIG(status), SIGSEGV);
+    const QString e = QString::fromStdString(err);
+    QVERIFY2(e.contains("at address 0x0000000000000000"), qPrintable(e));  // the null callee
+#if defined(__x86_64__)
+    QVERIFY2(e.contains("a call through a null function pointer"), qPrintable(e));
+    // Without the caller's frame the backtrace would end at the signal trampoline; the caller is named.
+    QVERIFY2(e.contains("ywbTestCallThroughNull"), qPrintable(e));
+#endif
   }
 
   void ywbReportsAFatalSignal() {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/remove_tree.h"
 #include "data/image_io.h"
 #include "ywb/error.h"
 #include "ywb/synth.h"
@@ -123,6 +124,28 @@ class TestSynth : public QObject {
     ywb::synthesizeDataset(opt);
     QCOMPARE(QDir(dir.path() + "/images/train").entryList(QDir::Files).size(), 3);
     QCOMPARE(QDir(dir.path() + "/labels/train").entryList(QDir::Files).size(), 3);
+  }
+
+  // removeTree (core/remove_tree.h), which clears the earlier generation above: the tree goes, the targets
+  // of links inside it stay (a link is an entry, never followed), a missing path is no error, a path through
+  // a file is one that names it.
+  void removeTreeRemovesTheTreeButNotLinkTargets() {
+    QTemporaryDir dir;
+    const QString tree = dir.path() + "/tree", outside = dir.path() + "/outside";
+    QVERIFY(QDir().mkpath(tree + "/a/b/empty") && QDir().mkpath(outside));
+    ywb::writeFileAtomic((tree + "/a/b/f.txt").toStdString(), "x");
+    ywb::writeFileAtomic((tree + "/top.txt").toStdString(), "y");
+    ywb::writeFileAtomic((outside + "/keep.txt").toStdString(), "z");
+    QVERIFY(QFile::link(outside, tree + "/a/link-to-outside"));
+    QVERIFY(QFile::link(dir.path() + "/nowhere", tree + "/dangling"));
+    QCOMPARE(QString::fromStdString(ywb::removeTree(tree.toStdString())), QString());
+    QVERIFY(!QFileInfo::exists(tree) && !QFileInfo(tree).isSymLink());
+    QVERIFY(QFile::exists(outside + "/keep.txt"));
+    QCOMPARE(QString::fromStdString(ywb::removeTree(tree.toStdString())), QString());  // already gone
+    const std::string through_file = (outside + "/keep.txt/x").toStdString();
+    const QString why = QString::fromStdString(ywb::removeTree(through_file));
+    QVERIFY2(why.contains(QString::fromStdString(through_file)), qPrintable(why));
+    QVERIFY(QFile::exists(outside + "/keep.txt"));
   }
 
   void invalidOptionsAreClearErrors() {

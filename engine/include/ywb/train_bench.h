@@ -47,6 +47,7 @@ struct TrainBenchResult {
   double process_start_s = -1;        ///< process start (loading, argument parsing) until the run began
   double teardown_s = 0;              ///< after the run: loader threads joined, memory released
   std::vector<TimeShare> time_split;  ///< the run's own split (scan, model build, steps, validation, ...)
+  std::string leftover;               ///< why the temporary run folder could not be removed ("" when it was)
   // both
   int64_t peak_rss = 0;          ///< bytes, whole process (VmHWM)
   int64_t peak_device_mem = -1;  ///< bytes used on the training GPU (NVML, whole device); -1 on CPU

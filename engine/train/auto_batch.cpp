@@ -17,6 +17,10 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+double autoBatchFraction(bool cuda_graphs) {
+  return cuda_graphs ? kAutoBatchFraction / kGraphedStepMemoryFactor : kAutoBatchFraction;
+}
+
 AutoBatchResult chooseBatch(AutoBatchProbe& probe, double fraction, int fallback) {
   AutoBatchResult r;
   const int64_t total = probe.totalBytes();

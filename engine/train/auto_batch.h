@@ -29,9 +29,19 @@ struct AutoBatchResult {
   std::string note;                              ///< one line for the log
 };
 
+/// Ultralytics' AutoBatch target: 60% of the GPU's memory.
+constexpr double kAutoBatchFraction = 0.60;
+/// A run with CUDA graphs (`cuda_graphs=true`) keeps the captured step's private memory pool beside the
+/// eager allocator's: its peak was 1.83-1.98x the eager one on the H100 (docs/PERFORMANCE.md, both GPU
+/// runs), and a batch sized for the eager step ran out of memory inside the capture.
+constexpr double kGraphedStepMemoryFactor = 2.0;
+/// The fraction of the GPU's memory an eager trial step may predict so that the run fits
+/// kAutoBatchFraction: that fraction, divided by kGraphedStepMemoryFactor with CUDA graphs.
+double autoBatchFraction(bool cuda_graphs);
+
 /// Profiles batch sizes 1, 2, 4, 8, 16 (stopping at the first out-of-memory), fits a line by least squares
 /// and returns floor((fraction * total - a) / k), never above a size that failed, within [1, 1024];
 /// `fallback` when fewer than two sizes ran, the slope is not positive, or the answer is out of range.
-AutoBatchResult chooseBatch(AutoBatchProbe& probe, double fraction = 0.60, int fallback = 16);
+AutoBatchResult chooseBatch(AutoBatchProbe& probe, double fraction = kAutoBatchFraction, int fallback = 16);
 
 }  // namespace ywb

@@ -57,7 +57,8 @@ class GpuProbe : public AutoBatchProbe {
 
 }  // namespace
 
-AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c10::Device device, bool amp) {
+AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c10::Device device, bool amp,
+                             bool cuda_graphs) {
   AutoBatchResult r;
   r.batch = 16;
   r.fallback = true;
@@ -76,7 +77,9 @@ AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c
   scratch->to(device);
   scratch->train();
   GpuProbe probe(std::move(nvml), scratch, imgsz, device, amp);
-  return chooseBatch(probe);
+  r = chooseBatch(probe, autoBatchFraction(cuda_graphs));
+  if (cuda_graphs && !r.fallback) r.note += "; CUDA graphs: the eager step's memory counted twice";
+  return r;
 }
 
 }  // namespace ywb

@@ -102,6 +102,7 @@ class TestBenchTrain : public QObject {
     const QString tmp =
         QDir::tempPath() + "/ywb-bench-epoch-" + QString::number(QCoreApplication::applicationPid());
     QVERIFY(!QFileInfo::exists(tmp));
+    QVERIFY2(r.leftover.empty(), r.leftover.c_str());  // and the result says so
   }
 
   void cliJsonAndBadInput() {

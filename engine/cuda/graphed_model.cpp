@@ -47,6 +47,19 @@ void beginCapture(at::cuda::CUDAGraph& graph, at::cuda::MempoolId_t pool) {
 #endif
 }
 
+// A capture that fails part way (an allocation inside it that needs a synchronising free, say: AutoBatch with
+// graphs on the H100) leaves its stream capturing, and in the thread-local mode every later forbidden call of
+// this thread fails too, the eager fallback's included. Ends the capture, drops what it recorded and clears
+// the error it left, so that the caller can go on eagerly.
+void abandonCapture(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(stream, &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+  }
+  (void)cudaGetLastError();
+}
+
 // Static buffers and the two graphs of one input shape.
 struct Graphs {
   at::cuda::CUDAGraph fwd, bwd;
@@ -120,6 +133,7 @@ std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, b
                                                    /*allow_unused=*/true);
       g->bwd.capture_end();
     } catch (...) {
+      abandonCapture(side.stream());
       at::autocast::set_autocast_cache_enabled(cache);
       throw;
     }

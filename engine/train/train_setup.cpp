@@ -198,8 +198,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.loss = std::make_unique<loss::DetectionLoss>(s.model, loss::LossGains{a.box, a.cls, a.dfl});
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
-    const AutoBatchResult ab = autoBatchFor(model_src, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(),
-                                                a.cuda_graphs);
+    const AutoBatchResult ab =
+        autoBatchFor(model_src, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(), a.cuda_graphs);
     a.batch = ab.batch;
     s.log(ab.note);
   }

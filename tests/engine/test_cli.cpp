@@ -76,7 +76,7 @@ class TestCli : public QObject {
     // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
     // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an
     // H100 (a null call inside LibTorch's std::filesystem::remove_all). So libstdc++ must come before any
-    // LibTorch library among ywb's needed libraries (cmake/YwbDeps.cmake), read here from the ELF header.
+    // LibTorch library among ywb's needed libraries (engine/CMakeLists.txt), read here from the ELF header.
     QProcess p;
     p.start("readelf", {"-d", YW_CLI_PATH});
     QVERIFY(p.waitForFinished(30000));

@@ -24,32 +24,46 @@ extern "C" __attribute__((noinline)) void ywbTestCallThroughNull(VoidFn volatile
   __asm__ volatile("");  // keeps the call a call (not a tail jump), as a call in the middle of a function is
 }
 
+// Runs `crash` in a forked child with the crash report installed; returns what the child wrote to stderr
+// and its wait status (0 when the fork or the pipe failed).
+struct ChildCrash {
+  QString err;
+  int status = 0;
+};
+template <typename Crash>
+ChildCrash crashInChild(Crash crash) {
+  ChildCrash c;
+  int fds[2];
+  if (::pipe(fds) != 0) return c;
+  const pid_t pid = ::fork();
+  if (pid < 0) return c;
+  if (pid == 0) {
+    ::dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ywb::installCrashReport("crash-test");
+    crash();
+    ::_exit(0);  // not reached
+  }
+  ::close(fds[1]);
+  std::string err;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
+  ::close(fds[0]);
+  if (::waitpid(pid, &c.status, 0) != pid) c.status = 0;
+  c.err = QString::fromStdString(err);
+  return c;
+}
+
 class TestCrashReport : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void invalidAccessIsReportedWithAddressAndBacktrace() {
-    int fds[2];
-    QVERIFY(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    QVERIFY(pid >= 0);
-    if (pid == 0) {
-      ::dup2(fds[1], STDERR_FILENO);
-      ::close(fds[0]);
-      ywb::installCrashReport("crash-test");
-      ywbTestCrashHere(reinterpret_cast<volatile int*>(uintptr_t(0x10)));
-      ::_exit(0);  // not reached
-    }
-    ::close(fds[1]);
-    std::string err;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
-    ::close(fds[0]);
-    int status = 0;
-    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    const ChildCrash c =
+        crashInChild([] { ywbTestCrashHere(reinterpret_cast<volatile int*>(uintptr_t(0x10))); });
     // The process still dies of the signal (exit status and core dumps unchanged).
-    QVERIFY(WIFSIGNALED(status));
-    QCOMPARE(WTERMSIG(status), SIGSEGV);
-    const QString e = QString::fromStdString(err);
+    QVERIFY(WIFSIGNALED(c.status));
+    QCOMPARE(WTERMSIG(c.status), SIGSEGV);
+    const QString& e = c.err;
     QVERIFY2(e.contains("crash-test: fatal SIGSEGV (invalid memory access) in thread '"), qPrintable(e));
     QVERIFY2(e.contains("at address 0x0000000000000010"), qPrintable(e));  // the address written to
     QVERIFY2(e.contains("backtrace"), qPrintable(e));
@@ -57,28 +71,13 @@ class TestCrashReport : public QObject {
   }
 
   void nullFunctionCallNamesItsCaller() {
-    int fds[2];
-    QVERIFY(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    QVERIFY(pid >= 0);
-    if (pid == 0) {
-      ::dup2(fds[1], STDERR_FILENO);
-      ::close(fds[0]);
-      ywb::installCrashReport("crash-test");
+    const ChildCrash c = crashInChild([] {
       VoidFn volatile fn = nullptr;
       ywbTestCallThroughNull(&fn);
-      ::_exit(0);  // not reached
-    }
-    ::close(fds[1]);
-    std::string err;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, size_t(n));
-    ::close(fds[0]);
-    int status = 0;
-    QCOMPARE(::waitpid(pid, &status, 0), pid);
-    QVERIFY(WIFSIGNALED(status));
-    QCOMPARE(WTERMSIG(status), SIGSEGV);
-    const QString e = QString::fromStdString(err);
+    });
+    QVERIFY(WIFSIGNALED(c.status));
+    QCOMPARE(WTERMSIG(c.status), SIGSEGV);
+    const QString& e = c.err;
     QVERIFY2(e.contains("at address 0x0000000000000000"), qPrintable(e));  // the null callee
 #if defined(__x86_64__)
     QVERIFY2(e.contains("a call through a null function pointer"), qPrintable(e));

@@ -101,14 +101,14 @@ class TestTrainParts : public QObject {
       FakeGpu gpu(80 * GiB, 2 * GiB, GiB / 2, 0);
       const ywb::AutoBatchResult r = ywb::chooseBatch(gpu);
       QCOMPARE(r.batch, 92);
+      QVERIFY(!r.fallback);
+      QCOMPARE(gpu.trials, (std::vector<int>{1, 2, 4, 8, 16}));
+      QVERIFY(std::abs(r.slope - double(GiB / 2)) < 1.0 && std::abs(r.intercept - double(2 * GiB)) < 64.0);
       // With CUDA graphs the step's memory counts twice: (0.30 * 80 - 2) / 0.5 = 44 images, whose doubled
       // prediction 2 * (2 + 22) = 48 GiB is the 60% target.
       FakeGpu graphed(80 * GiB, 2 * GiB, GiB / 2, 0);
       QCOMPARE(ywb::chooseBatch(graphed, ywb::autoBatchFraction(true)).batch, 44);
       QCOMPARE(ywb::autoBatchFraction(false), ywb::kAutoBatchFraction);
-      QVERIFY(!r.fallback);
-      QCOMPARE(gpu.trials, (std::vector<int>{1, 2, 4, 8, 16}));
-      QVERIFY(std::abs(r.slope - double(GiB / 2)) < 1.0 && std::abs(r.intercept - double(2 * GiB)) < 64.0);
     }
     {
       // Runs out of memory at 8: the search stops there and never answers 8 or more, even though the

@@ -28,7 +28,7 @@ struct ScanCache {
 };
 
 /// Version of the cache format; bump it whenever the scan rules or the format change.
-constexpr int kLabelCacheVersion = 1;
+constexpr int kLabelCacheVersion = 2;  // 2: boxes kept as written within kLabelTextRounding
 
 /// Hashes (path, size, mtime) of every image, label and orphan, plus nc and the cache version.
 std::string labelCacheKey(const std::vector<std::string>& images, const std::vector<std::string>& labels,

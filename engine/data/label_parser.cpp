@@ -72,9 +72,14 @@ std::string parseRow(const std::vector<std::string>& f, int nc, LabelBox* box) {
              "; labels must be normalised to the image size";
     }
   }
+  box->cls = int(v[0]);
+  const double r = kLabelTextRounding;
+  if (!polygon && x1 >= -r && y1 >= -r && x2 <= 1 + r && y2 <= 1 + r) {
+    box->cx = float(v[1]), box->cy = float(v[2]), box->w = float(v[3]), box->h = float(v[4]);
+    return {};
+  }
   x1 = std::clamp(x1, 0.0, 1.0), x2 = std::clamp(x2, 0.0, 1.0);
   y1 = std::clamp(y1, 0.0, 1.0), y2 = std::clamp(y2, 0.0, 1.0);
-  box->cls = int(v[0]);
   box->cx = float((x1 + x2) / 2), box->cy = float((y1 + y2) / 2);
   box->w = float(x2 - x1), box->h = float(y2 - y1);
   return {};

@@ -24,6 +24,11 @@ struct LabelParseResult {
 /// Coordinates may overshoot [0, 1] by this much (rounding in label exporters) and are clipped.
 constexpr double kLabelClipTolerance = 0.01;
 
+/// Box rows whose edges overshoot [0, 1] by no more than this (the rounding of label text written with five
+/// or more decimals: 0.948413 +- 0.103175 / 2 ends at 1.0000005) are kept as written, as Ultralytics keeps
+/// every box, so that both tools train on the same numbers (docs/PARITY.md, session 13).
+constexpr double kLabelTextRounding = 1e-5;
+
 /// Parses label text for a dataset with `nc` classes.
 LabelParseResult parseLabels(const std::string& text, int nc);
 

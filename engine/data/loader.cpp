@@ -187,9 +187,16 @@ struct DataLoader::Impl {
       const double t0 = threadCpuSeconds();
       collateImage(s.image, s.rgb, t.dst);
       const float w = float(s.image.cols), h = float(s.image.rows);
-      for (const auto& b : s.boxes) {
-        rows.insert(rows.end(), {float(b.cls), (b.x1 + b.x2) / 2 / w, (b.y1 + b.y2) / 2 / h, b.width() / w,
-                                 b.height() / h});
+      for (size_t k = 0; k < s.boxes.size(); ++k) {
+        const PixelBox& b = s.boxes[k];
+        if (k < s.centres.size()) {
+          const auto& c = s.centres[k];  // Format normalises by multiplying with 1 / size in float32
+          const float iw = float(1.0 / s.image.cols), ih = float(1.0 / s.image.rows);
+          rows.insert(rows.end(), {float(b.cls), c[0] * iw, c[1] * ih, c[2] * iw, c[3] * ih});
+        } else {
+          rows.insert(rows.end(), {float(b.cls), (b.x1 + b.x2) / 2 / w, (b.y1 + b.y2) / 2 / h, b.width() / w,
+                                   b.height() / h});
+        }
       }
       collate_s = threadCpuSeconds() - t0;
     } catch (const std::exception& e) {

@@ -29,6 +29,31 @@ cv::Matx33d perspectiveMatrix(const PerspectiveDraws& d, cv::Size in, cv::Size o
   return T * S * R * P * C;
 }
 
+cv::Matx33d perspectiveMatrixFloat32(const PerspectiveDraws& d, cv::Size in, cv::Size out) {
+  constexpr double kPi = 3.14159265358979323846;
+  cv::Matx33f C = cv::Matx33f::eye();
+  C(0, 2) = float(-in.width / 2.0);
+  C(1, 2) = float(-in.height / 2.0);
+  cv::Matx33f P = cv::Matx33f::eye();
+  P(2, 0) = float(d.perspective_x);
+  P(2, 1) = float(d.perspective_y);
+  // cv2.getRotationMatrix2D computes in double; NumPy stores the result into the float32 R.
+  const double a = d.degrees * kPi / 180, alpha = std::cos(a) * d.scale, beta = std::sin(a) * d.scale;
+  cv::Matx33f R = cv::Matx33f::eye();
+  R(0, 0) = float(alpha), R(0, 1) = float(beta);
+  R(1, 0) = float(-beta), R(1, 1) = float(alpha);
+  cv::Matx33f S = cv::Matx33f::eye();
+  S(0, 1) = float(std::tan(d.shear_x * kPi / 180));
+  S(1, 0) = float(std::tan(d.shear_y * kPi / 180));
+  cv::Matx33f T = cv::Matx33f::eye();
+  T(0, 2) = float(d.translate_x * out.width);
+  T(1, 2) = float(d.translate_y * out.height);
+  const cv::Matx33f m = T * S * R * P * C;
+  cv::Matx33d md;
+  for (int i = 0; i < 9; ++i) md.val[i] = double(m.val[i]);
+  return md;
+}
+
 cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale) {
   const PerspectiveDraws d = drawPerspectiveParams(hyp, rng);
   if (scale) *scale = d.scale;

@@ -36,6 +36,12 @@ PerspectiveDraws drawPerspectiveParams(const AugmentParams& hyp, Generator& g) {
 /// M = T * S * R * P * C for an input of size `in` warped to an output of size `out`.
 cv::Matx33d perspectiveMatrix(const PerspectiveDraws& d, cv::Size in, cv::Size out);
 
+/// The same M built as Ultralytics builds it: each factor stored in float32 (NumPy) and multiplied in
+/// float32. cv::warpAffine samples on a 1/32-pixel grid, so the double-precision M above picks a neighbouring
+/// grid point in a few output columns; a replay of Ultralytics' draws uses this one (docs/PARITY.md, session
+/// 13).
+cv::Matx33d perspectiveMatrixFloat32(const PerspectiveDraws& d, cv::Size in, cv::Size out);
+
 /// Draws M (Ultralytics order and ranges: perspective, rotation `degrees`, scale 1 +/- `scale`, `shear`
 /// degrees, translation (0.5 +/- `translate`) * out). *scale receives the drawn scale factor.
 cv::Matx33d drawPerspective(const AugmentParams& hyp, Rng& rng, cv::Size in, cv::Size out, double* scale);

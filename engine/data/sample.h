@@ -2,6 +2,7 @@
 // Thread rules: plain value types.
 #pragma once
 #include <time.h>
+#include <array>
 
 #include <opencv2/core.hpp>
 #include <string>
@@ -43,6 +44,9 @@ struct Sample {
   cv::Mat image;                ///< 8-bit, 3 channels, BGR or RGB as `rgb` says
   bool rgb = false;             ///< true when the channels are already R, G, B
   std::vector<PixelBox> boxes;  ///< in `image` pixels
+  /// When not empty: `boxes` as centre x, y and width, height in pixels, rounded as Ultralytics rounds them
+  /// (a replay of its draws, data/ultralytics_boxes.h); the loader passes these to the loss instead.
+  std::vector<std::array<float, 4>> centres;
   ImageMeta meta;
   std::string path;
   double decode_s = 0;              ///< time spent loading/decoding source images

@@ -8,6 +8,7 @@
 #include "data/color_flip.h"
 #include "data/letterbox.h"
 #include "data/random_perspective.h"
+#include "data/ultralytics_boxes.h"
 
 namespace ywb {
 namespace {
@@ -157,8 +158,13 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   for (int i = 0; i < 4; ++i) {
     const cv::Size shp = source_->shape(idx[i]);
     mosaicPlacement(i, xc, yc, shp, s2, &placed[i], &from[i]);
-    appendBoxes(source_->split().images[idx[i]], shp, 1.0, placed[i].x - from[i].x, placed[i].y - from[i].y,
-                boxes);
+    const int dx = placed[i].x - from[i].x, dy = placed[i].y - from[i].y;
+    if (draws) {
+      const auto tile = ultralyticsTileBoxes(source_->split().images[idx[i]], shp, 1.f, dx, dy);
+      boxes.insert(boxes.end(), tile.begin(), tile.end());
+    } else {
+      appendBoxes(source_->split().images[idx[i]], shp, 1.0, dx, dy, boxes);
+    }
   }
   // Ultralytics clips the mosaic labels to the canvas and drops the boxes that became empty.
   std::vector<PixelBox> kept;
@@ -170,12 +176,15 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   const cv::Size out(sz, sz);
   const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
   const double scale = pd.scale;
-  const cv::Matx33d m = perspectiveMatrix(pd, cv::Size(s2, s2), out);
+  // A replay of Ultralytics' draws warps the whole canvas with Ultralytics' float32 M, so that every output
+  // pixel samples the point Ultralytics' warp samples (docs/PARITY.md, session 13).
+  const cv::Matx33d m = draws ? perspectiveMatrixFloat32(pd, cv::Size(s2, s2), out)
+                              : perspectiveMatrix(pd, cv::Size(s2, s2), out);
 
-  // Only the part of the 2s x 2s canvas that the warp samples is assembled; sources outside it are not
-  // decoded.
+  // Otherwise only the part of the 2s x 2s canvas that the warp samples is assembled; sources outside it are
+  // not decoded.
   cv::Rect vis;
-  if (!visibleRect(m, out, &vis)) vis = cv::Rect(0, 0, s2, s2);
+  if (draws || !visibleRect(m, out, &vis)) vis = cv::Rect(0, 0, s2, s2);
   vis &= cv::Rect(0, 0, s2, s2);
   if (vis.empty()) vis = cv::Rect(0, 0, 1, 1);
   cv::Mat canvas(vis.size(), CV_8UC3, cv::Scalar::all(114));
@@ -188,7 +197,7 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
     img(src).copyTo(canvas(part - vis.tl()));
   }
   s.image = warpImage(canvas, f.pixels(out) * m * translation(vis.x, vis.y), out);
-  s.boxes = warpBoxes(f.boxes(out) * m, kept, out, scale);
+  s.boxes = draws ? ultralyticsWarpBoxes(m, kept, out, scale) : warpBoxes(f.boxes(out) * m, kept, out, scale);
   s.meta.mosaic = true;
   return s;
 }
@@ -198,12 +207,20 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const Sampl
   const int sz = source_->imgsz();
   const cv::Size out(sz, sz);
   const cv::Mat img = fetch(index, s, /*fresh=*/true);
-  // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
   const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
   std::vector<PixelBox> boxes;
   appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
   const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
   const double scale = pd.scale;
+  if (draws) {  // a replay: letterboxed, then warped with Ultralytics' float32 M, as Ultralytics does
+    const cv::Matx33d m = perspectiveMatrixFloat32(pd, out, out);
+    s.image = warpImage(letterbox(img, out, false, false, 32, nullptr), f.pixels(out) * m, out);
+    const auto placed = ultralyticsTileBoxes(source_->split().images[index], img.size(), float(lb.ratio),
+                                             int(lb.left), int(lb.top));
+    s.boxes = ultralyticsWarpBoxes(m, placed, out, scale);
+    return s;
+  }
+  // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
   const cv::Matx33d m = perspectiveMatrix(pd, out, out);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
   s.image = warpImage(img, f.pixels(out) * m * pre, out);
@@ -259,18 +276,24 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
     if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
     if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
   } else {
-    s = geometry(index, rng, multi_image, flips, partners, draws);
+    // A replay of Ultralytics' draws flips after the warp, as Ultralytics does (folded into the warp, a
+    // flipped output column samples a point a rounding step away from Ultralytics').
+    const Flips folded = draws ? Flips{} : flips;
+    s = geometry(index, rng, multi_image, folded, partners, draws);
     if (multi_image && hyp_.mixup > 0 && (draws ? draws->mixup : rng.chance(hyp_.mixup))) {
       const size_t j = size_t(rng.uniformInt(0, int64_t(source_->size()) - 1));
       Rng rng2(mixSeed(seed, 0x4D4958ull));
       // Ultralytics draws the MixUp image from the whole dataset; its own Mosaic uses the same buffer.
-      Sample other = geometry(j, rng2, multi_image, flips, partners, nullptr);
+      Sample other = geometry(j, rng2, multi_image, folded, partners, nullptr);
       const double r = betaSymmetric(rng, 32.0);
       cv::addWeighted(s.image, r, other.image, 1 - r, 0, s.image);
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());
       s.decode_s += other.decode_s;
       s.errors.insert(s.errors.end(), other.errors.begin(), other.errors.end());
     }
+    if (draws) s.centres = ultralyticsCentreBoxes(s.boxes, flips.lr, flips.ud, s.image.size());
+    if (draws && flips.ud) flipVertical(s.image, s.boxes);
+    if (draws && flips.lr) flipHorizontal(s.image, s.boxes);
   }
   if (augment_) s.rgb = applyHsv(s.image, gains, true);
   const ImageRecord& r = source_->split().images[index];

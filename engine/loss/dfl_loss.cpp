@@ -12,9 +12,12 @@ at::Tensor dflLoss(const at::Tensor& pred_dist, const at::Tensor& target) {
   const at::Tensor tr = tl + 1;
   const at::Tensor wl = tr.to(target.scalar_type()) - target;
   const at::Tensor wr = 1 - wl;
-  const at::Tensor logp = at::log_softmax(pred_dist, -1);
-  const at::Tensor ce_l = -logp.gather(1, tl.view({-1, 1})).view(tl.sizes());
-  const at::Tensor ce_r = -logp.gather(1, tr.view({-1, 1})).view(tl.sizes());
+  // Two cross entropies, as Ultralytics' DFLoss: one log-softmax shared by both gives the same loss, but its
+  // backward sums the two gradients before the softmax's backward and so rounds differently (docs/PARITY.md,
+  // session 13).
+  const auto none = at::Reduction::None;
+  const at::Tensor ce_l = at::cross_entropy_loss(pred_dist, tl.view(-1), {}, none).view(tl.sizes());
+  const at::Tensor ce_r = at::cross_entropy_loss(pred_dist, tr.view(-1), {}, none).view(tl.sizes());
   return (ce_l * wl + ce_r * wr).mean(-1, /*keepdim=*/true);
 }
 

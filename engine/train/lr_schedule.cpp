@@ -20,7 +20,9 @@ int64_t warmupIterations(double warmup_epochs, int64_t batches_per_epoch) {
 double interp(double x, double x0, double x1, double y0, double y1) {
   if (x <= x0) return y0;
   if (x >= x1) return y1;
-  return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  // NumPy's np.interp, operation for operation (its rounding, not only its value): slope first.
+  const double slope = (y1 - y0) / (x1 - x0);
+  return slope * (x - x0) + y0;
 }
 
 double roundHalfEven(double x) {

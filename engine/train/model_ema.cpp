@@ -47,9 +47,10 @@ void ModelEma::update(torch::nn::Module& model) {
   std::vector<at::Tensor> src;
   src.reserve(ema_state_.size());
   for (auto& t : floatState(model)) src.push_back(t.detach());
-  // v = d * v + (1 - d) * w, as two multi-tensor kernels instead of one launch pair per tensor.
+  // v *= d; v += (1 - d) * w, rounded as Ultralytics' two statements are (an add with alpha may fuse the
+  // multiply), as multi-tensor kernels instead of one launch pair per tensor.
   at::_foreach_mul_(ema_state_, d);
-  at::_foreach_add_(ema_state_, src, 1.0 - d);
+  at::_foreach_add_(ema_state_, at::_foreach_mul(src, 1.0 - d));
 }
 
 }  // namespace ywb

@@ -7,13 +7,21 @@
 // MOSAIC=0 builds the samples as after close_mosaic (letterbox, perspective, HSV, flips). WEIGHTS may be a
 // model YAML (yolov8n.yaml): the model is then built as a one-process `ywb train seed=S` starts it
 // (at::manual_seed(S), Ultralytics' initialisation; `seed=` picks S, default 0), with the data's class count.
-// SEEDS counts the sample streams (loader seeds 0..SEEDS-1), not initialisations.
+// SEEDS counts the sample streams (loader seeds 0..SEEDS-1), not initialisations. `ultralytics_stream=N`
+// replays Ultralytics' draws as `ywb train` does. `dump=DIR` also writes the epoch's samples of the first
+// stream as DIR/eE_PPPP.png (BGR) and .txt (the image index, then `class cx cy w h`, normalised, as the loss
+// gets them), the format of ultralytics_replay_samples.py (docs/PARITY.md, session 13).
 #include <ATen/ATen.h>
 #include <torch/types.h>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,9 +34,35 @@
 #include "ywb/dataset.h"
 #include "ywb/train_args.h"
 
+namespace {
+
+// One sample of a batch as PNG (BGR) plus its image index and boxes in pixels.
+void writeSample(const std::string& dir, int epoch, int position, const ywb::Batch& b, int64_t i) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/e%d_%04d", epoch, position);
+  const at::Tensor img = b.images[i].permute({1, 2, 0}).contiguous();
+  const int h = int(img.size(0)), w = int(img.size(1));
+  cv::Mat rgb(h, w, CV_8UC3, img.data_ptr<uint8_t>()), bgr;
+  cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+  if (!cv::imwrite(dir + name + ".png", bgr)) throw std::runtime_error("cannot write " + dir + name + ".png");
+  FILE* f = std::fopen((dir + name + ".txt").c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + dir + name + ".txt");
+  std::fprintf(f, "%d\n", b.meta[size_t(i)].index);
+  const at::Tensor t = b.targets.to(at::kFloat).contiguous();  // the loss's targets, as collated
+  const float* row = t.data_ptr<float>();
+  for (int64_t k = 0; k < t.size(0); ++k, row += 6) {
+    if (int64_t(row[0]) == i)
+      std::fprintf(f, "%d %.9g %.9g %.9g %.9g\n", int(row[1]), row[2], row[3], row[4], row[5]);
+  }
+  std::fclose(f);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   try {
     std::vector<std::string> pos;
+    std::string dump;
     ywb::TrainArgs args;
     args.imgsz = 128;  // the shapes/ runs of docs/PARITY.md
     args.batch = 16;
@@ -37,6 +71,8 @@ int main(int argc, char** argv) {
       const size_t eq = a.find('=');
       if (eq == std::string::npos) {
         pos.push_back(a);
+      } else if (a.substr(0, eq) == "dump") {
+        dump = a.substr(eq + 1);
       } else if (!args.set(a.substr(0, eq), a.substr(eq + 1))) {
         std::fprintf(stderr, "train_loss_probe: unknown argument %s\n", a.c_str());
         return 2;
@@ -66,6 +102,7 @@ int main(int argc, char** argv) {
     LoaderOptions lo;
     lo.imgsz = args.imgsz, lo.batch = args.batch, lo.hyp = augmentParamsOf(args);
     lo.workers = 2, lo.augment = true, lo.shuffle = true;
+    lo.ultralytics_workers = args.ultralytics_stream;
     double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
     for (int seed = 0; seed < seeds; ++seed) {
       lo.seed = uint64_t(seed);
@@ -76,7 +113,11 @@ int main(int argc, char** argv) {
       Batch b;
       double epoch_sum[3] = {0, 0, 0};
       int n = 0;
+      int written = 0;
       while (loader.next(b)) {
+        for (int64_t i = 0; seed == 0 && !dump.empty() && i < b.images.size(0); ++i, ++written) {
+          writeSample(dump, epoch, written, b, i);
+        }
         const at::Tensor x = b.images.to(at::kFloat).div_(255.0);
         const loss::LossResult r = criterion(lm.model->forward(x), b.grouped);
         for (int k = 0; k < 3; ++k) epoch_sum[k] += r.items[k].item<double>();

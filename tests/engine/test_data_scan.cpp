@@ -241,6 +241,12 @@ class TestDataScan : public QObject {
     QCOMPARE(r.boxes[0].cls, 3);
     QCOMPARE(r.boxes[0].w, 1.0f);
     QCOMPARE(r.boxes[0].cx, 0.5f);
+    // An edge past 1 by the rounding of six-decimal text (0.948413 + 0.103175 / 2 = 1.0000005) is kept as
+    // written, as Ultralytics keeps it: the stored numbers are the float32 values of the text.
+    r = ywb::parseLabels("5 0.948413 0.597656 0.103175 0.148438\n", 80);
+    QCOMPARE(r.boxes.size(), size_t(1));
+    QCOMPARE(r.boxes[0].cx, 0.948413f);
+    QCOMPARE(r.boxes[0].w, 0.103175f);
     // Larger overshoot (edge at 1.05) is rejected.
     r = ywb::parseLabels("3 0.95 0.5 0.2 0.5\n", 80);
     QVERIFY(r.invalid);

@@ -3,6 +3,8 @@ ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_IN
 ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_trainer SOURCES test_trainer.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 ywb_add_test(test_learns SOURCES test_learns.cpp LABELS train TIMEOUT 1800)
+# Ultralytics's reference run repeated epoch for epoch (issue 13 section 4; about 90 s on 2 cores).
+ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 ywb_add_test(test_bench_train SOURCES test_bench_train.cpp LABELS smoke TIMEOUT 600)
 ywb_add_test(test_trainer_yolo11 SOURCES test_trainer_yolo11.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 900)
 ywb_add_test(test_quickstart_cli SOURCES test_quickstart_cli.cpp LABELS smoke TIMEOUT 600)

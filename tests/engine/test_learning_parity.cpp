@@ -95,12 +95,11 @@ class TestLearningParity : public QObject {
       for (const auto& [name, field] : cols) {
         const double ours = rec.epochs[e].*field, theirs = ref.at(name)[e];
         worst = std::max(worst, std::fabs(ours - theirs));
-        QVERIFY2(std::fabs(ours - theirs) <= 1e-4,
-                 qPrintable(QString("epoch %1 %2: ours %3, Ultralytics %4")
-                                .arg(e + 1)
-                                .arg(name)
-                                .arg(ours, 0, 'f', 6)
-                                .arg(theirs, 0, 'f', 6)));
+        QVERIFY2(std::fabs(ours - theirs) <= 1e-4, qPrintable(QString("epoch %1 %2: ours %3, Ultralytics %4")
+                                                                  .arg(e + 1)
+                                                                  .arg(name)
+                                                                  .arg(ours, 0, 'f', 6)
+                                                                  .arg(theirs, 0, 'f', 6)));
       }
     }
     qInfo("30 epochs: largest difference from Ultralytics' logged losses %.2g", worst);
@@ -115,12 +114,11 @@ class TestLearningParity : public QObject {
     auto split = std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(cfg, "val"));
     ywb::LoadedModel lm = ywb::loadModelWeights(s.best, at::Device(at::kCPU));
     ywb::DataLoader loader(split, ywb::validationLoaderOptions(128, 16, 0));
-    const ywb::DetectionResults m =
-        ywb::runValidation(*lm.model, loader, nullptr, int(lm.names.size()), ywb::ValidatorOptions{},
-                           at::Device(at::kCPU))
-            .metrics;
-    qInfo("best epoch %d: mAP50 %.5f mAP50-95 %.5f; Ultralytics' model %.5f / %.5f", s.best_epoch + 1, m.map50,
-          m.map, stats[1].toDouble(), stats[0].toDouble());
+    const ywb::DetectionResults m = ywb::runValidation(*lm.model, loader, nullptr, int(lm.names.size()),
+                                                       ywb::ValidatorOptions{}, at::Device(at::kCPU))
+                                        .metrics;
+    qInfo("best epoch %d: mAP50 %.5f mAP50-95 %.5f; Ultralytics' model %.5f / %.5f", s.best_epoch + 1,
+          m.map50, m.map, stats[1].toDouble(), stats[0].toDouble());
     QCOMPARE(s.best_epoch, 29);  // its best.pt is epoch 30 as well (`epoch` -1 and the last fitness)
     QVERIFY(std::fabs(m.map - stats[0].toDouble()) <= 1e-3);
     QVERIFY(std::fabs(m.map50 - stats[1].toDouble()) <= 1e-3);

@@ -71,7 +71,7 @@
   X(bool, deterministic, true, "run", 0, 0, "Deterministic algorithms where available")                      \
   X(int, ultralytics_stream, -1, "run", -1, 64,                                                              \
     "Replay Ultralytics' augmentation random numbers for N loader processes (0: none; -1: off); with "       \
-    "amp=false channels_last=false on a CPU a run repeats Ultralytics' own run (docs/PARITY.md)")             \
+    "amp=false channels_last=false on a CPU a run repeats Ultralytics' own run (docs/PARITY.md)")            \
   X(int, save_period, -1, "run", -1, 100000, "Save a checkpoint every N epochs (-1 = only last and best)")   \
   X(std::string, resume, "", "run", 0, 0,                                                                    \
     "Continue a run: its folder or a checkpoint of it (epochs, patience, time, workers, device may change)") \

@@ -208,8 +208,6 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const Sampl
   const cv::Size out(sz, sz);
   const cv::Mat img = fetch(index, s, /*fresh=*/true);
   const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
-  std::vector<PixelBox> boxes;
-  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
   const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
   const double scale = pd.scale;
   if (draws) {  // a replay: letterboxed, then warped with Ultralytics' float32 M, as Ultralytics does
@@ -221,6 +219,8 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const Sampl
     return s;
   }
   // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
+  std::vector<PixelBox> boxes;
+  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
   const cv::Matx33d m = perspectiveMatrix(pd, out, out);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
   s.image = warpImage(img, f.pixels(out) * m * pre, out);

@@ -17,6 +17,8 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "opened_path.h"
+
 namespace ywb::gui {
 namespace {
 
@@ -157,8 +159,8 @@ void ExportTab::buildForm() {
   layout->addWidget(output_, 1);
 
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("Weights (*.safetensors *.pt)"));
+    const QString p =
+        QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
     if (!p.isEmpty()) setWeights(p);
   });
   connect(browse_src, &QPushButton::clicked, this, [this] {

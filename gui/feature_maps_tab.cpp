@@ -21,6 +21,7 @@
 #include <cmath>
 #include <utility>
 
+#include "opened_path.h"
 #include "ywb/model_loading.h"
 
 namespace ywb::gui {
@@ -113,8 +114,8 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
 
   connect(wb, &QPushButton::clicked, this, [this] {
-    const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("Weights (*.safetensors *.pt)"));
+    const QString p =
+        QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
     if (!p.isEmpty()) setWeights(p);
   });
   connect(ib, &QPushButton::clicked, this, [this] {

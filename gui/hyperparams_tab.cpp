@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "opened_path.h"
 #include "ywb/error.h"
 #include "ywb/model_info.h"
 
@@ -37,6 +39,15 @@ QString groupTitle(const std::string& g) {
   QString t = QString::fromStdString(g);
   if (!t.isEmpty()) t[0] = t[0].toUpper();
   return t;
+}
+
+// The arguments that name a file get a file chooser beside their editor: the dataset, the model (a YAML, or
+// weights to fine-tune) and the weights to start from (the suffixes are the engine's, opened_path.h).
+QString fileFilterFor(const QString& name) {
+  if (name == "data") return QObject::tr("Dataset YAML (*.yaml *.yml)");
+  if (name == "model") return QObject::tr("Model YAML (*.yaml *.yml)") + ";;" + weightsFileFilter();
+  if (name == "pretrained") return weightsFileFilter();
+  return {};
 }
 
 }  // namespace
@@ -94,6 +105,19 @@ HyperparamsTab::HyperparamsTab(TrainArgsModel* model, QWidget* parent)
     auto* rl = new QHBoxLayout(row);
     rl->setContentsMargins(0, 0, 0, 0);
     rl->addWidget(ed, 1);
+    const QString filter = fileFilterFor(name);
+    if (!filter.isEmpty()) {
+      auto* browse = new QToolButton(row);
+      browse->setText(QString::fromUtf8("\u2026"));
+      browse->setObjectName("browse_" + name);
+      browse->setToolTip(tr("Choose a file for %1").arg(name));
+      rl->addWidget(browse);
+      connect(browse, &QToolButton::clicked, this, [this, name, filter] {
+        const QString start = QFileInfo(value(name)).absolutePath();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Choose %1").arg(name), start, filter);
+        if (!path.isEmpty() && !setValue(name, path)) status_->setText(tr("%1 was not accepted").arg(path));
+      });
+    }
     auto* r = new QToolButton(row);
     r->setText(QString::fromUtf8("\u21ba"));
     r->setToolTip(tr("Reset %1 to %2").arg(name, QString::fromStdString(spec.default_text)));

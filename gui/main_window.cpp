@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -99,6 +100,21 @@ void MainWindow::showRunWeights(const QString& dir) {
   features_->setWeights(QFileInfo::exists(last) ? last : best);  // the checkpoint's EMA weights
 }
 
+void MainWindow::openFileDialog() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open"), lastOpenedFolder(), openableFileFilter());
+  if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::openFolderDialog() {
+  const QString path = QFileDialog::getExistingDirectory(this, tr("Open folder"), lastOpenedFolder());
+  if (!path.isEmpty()) openPath(path);
+}
+
+QString MainWindow::lastOpenedFolder() const {
+  return QSettings().value("open/lastFolder").toString();
+}
+
 bool MainWindow::openPath(const QString& path) {
   const OpenedPath o = classifyPath(path);
   QString done;
@@ -146,6 +162,8 @@ bool MainWindow::openPath(const QString& path) {
   }
   log_->appendLine(done);
   statusBar()->showMessage(done);
+  // The next File > Open starts where this one was (a folder's parent, so its siblings show).
+  QSettings().setValue("open/lastFolder", QFileInfo(o.path).absolutePath());
   return true;
 }
 
@@ -228,6 +246,13 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openFileDialog);
+  open->setObjectName("actionOpen");
+  open->setStatusTip(tr("Open a data.yaml, weights (.pt, .safetensors) or a YAML of training arguments"));
+  QAction* folder = file->addAction(tr("Open &folder..."), this, &MainWindow::openFolderDialog);
+  folder->setObjectName("actionOpenFolder");
+  folder->setStatusTip(tr("Open a dataset folder (with its data.yaml) or a run folder"));
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());

@@ -38,6 +38,10 @@ class MainWindow : public QMainWindow {
   /// in the Runs tab with its weights, weights in Predictions/Feature maps/Export, or training arguments in
   /// the Hyperparameters tab. Anything else is a message in the log and the status bar. False then.
   bool openPath(const QString& path);
+  /// File > Open... and File > Open folder...: a file chooser (filters from openableFileFilter), then
+  /// openPath. The chooser starts in the folder of the last path opened.
+  void openFileDialog();
+  void openFolderDialog();
   /// The quick start (ywb::quickStart's settings): generates the shapes dataset when missing (off the GUI
   /// thread), opens it, fills in the training arguments and shows the Training tab, ready to press Start.
   /// `dataset_folder` empty = the quick start's own folder (datasets/shapes-quick under the working folder).
@@ -55,6 +59,7 @@ class MainWindow : public QMainWindow {
   void restoreLayout();
   void showRunWeights(const QString& run_dir);
   void openQuickStartDataset(const QString& yaml);
+  QString lastOpenedFolder() const;
 
   QTabWidget* tabs_ = nullptr;
   SystemPanel* system_ = nullptr;

@@ -8,6 +8,7 @@
 #include "ywb/dataset.h"
 #include "ywb/model_loading.h"
 #include "ywb/train_args.h"
+#include "ywb/weights.h"
 
 namespace ywb::gui {
 namespace {
@@ -40,7 +41,23 @@ OpenedPath classifyYaml(const QString& path) {
   return unknown(path, QObject::tr("%1 is not a usable data.yaml: %2").arg(path, data_error));
 }
 
+QString weightsPatterns() {
+  QStringList patterns;
+  for (const std::string& suffix : ywb::weightsFileSuffixes())
+    patterns << "*" + QString::fromStdString(suffix);
+  return patterns.join(' ');
+}
+
 }  // namespace
+
+QString weightsFileFilter() {
+  return QObject::tr("Weights (%1)").arg(weightsPatterns()) + ";;" + QObject::tr("All files (*)");
+}
+
+QString openableFileFilter() {
+  return QObject::tr("Datasets, training arguments and weights (*.yaml *.yml %1)").arg(weightsPatterns()) +
+         ";;" + QObject::tr("Weights (%1)").arg(weightsPatterns()) + ";;" + QObject::tr("All files (*)");
+}
 
 OpenedPath classifyPath(const QString& given) {
   const QFileInfo fi(given);

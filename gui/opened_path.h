@@ -1,6 +1,7 @@
-// What a path given to the GUI (command line, drag and drop) is, decided by the engine's own readers: a
-// data.yaml (loadDataConfig), a run folder (results.csv / args.yaml / weights/), weights the engine's model
-// loader accepts (safetensors; .pt once its loader reads them) or a YAML of training arguments.
+// What a path given to the GUI (command line, File > Open, drag and drop) is, decided by the engine's own
+// readers: a data.yaml (loadDataConfig), a run folder (results.csv / args.yaml / weights/), weights the
+// engine's model loader accepts (safetensors, Ultralytics .pt) or a YAML of training arguments; and the
+// file-chooser filters for them, built from the engine's list of weights suffixes.
 // Thread rules: classifyPath() is reentrant (it reads files; weights are loaded once to check them).
 #pragma once
 #include <QString>
@@ -16,5 +17,11 @@ struct OpenedPath {
 
 /// Classifies `path`; never throws (a path that is none of the above is Unknown with a message).
 OpenedPath classifyPath(const QString& path);
+
+/// QFileDialog filter for the weights files the engine reads ("Weights (*.safetensors *.pt *.pth)").
+QString weightsFileFilter();
+
+/// QFileDialog filter for every file classifyPath opens: YAML (dataset or training arguments) and weights.
+QString openableFileFilter();
 
 }  // namespace ywb::gui

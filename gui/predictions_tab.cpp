@@ -19,6 +19,7 @@
 
 #include "box_image_view.h"
 #include "metric_chart.h"
+#include "opened_path.h"
 
 namespace ywb::gui {
 
@@ -105,8 +106,8 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(iou_, &QSlider::sliderReleased, this, &PredictionsTab::validate);
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString p = QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(),
-                                                   tr("Weights (*.safetensors *.pt)"));
+    const QString p =
+        QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
     if (!p.isEmpty()) setWeights(p);
   });
   connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);

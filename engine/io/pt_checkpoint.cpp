@@ -313,9 +313,15 @@ PtFile openPtFile(const std::string& path) {
   return f;
 }
 
+const std::vector<std::string>& ptFileSuffixes() {
+  static const std::vector<std::string> suffixes = {".pt", ".pth"};
+  return suffixes;
+}
+
 bool isPtFile(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".pt" || ext == ".pth") return true;
+  for (const std::string& s : ptFileSuffixes())
+    if (ext == s) return true;
   std::ifstream in(path, std::ios::binary);
   uint8_t head[4] = {};
   in.read(reinterpret_cast<char*>(head), 4);

@@ -47,6 +47,9 @@ PtFile openPtFile(const std::string& path);
 /// Checks every tensor of `ckpt` against the archive's storages (present, long enough, one dtype per key).
 void checkStorages(const PtArchive& archive, const PtCheckpoint& ckpt);
 
+/// The names of PyTorch checkpoint files: .pt and .pth (torch.save's conventions).
+const std::vector<std::string>& ptFileSuffixes();
+
 /// Whether `path` names a PyTorch checkpoint: a file starting like a zip archive (whatever its extension),
 /// or one named .pt/.pth (so that a damaged or legacy .pt gets the .pt reader's message).
 bool isPtFile(const std::string& path);

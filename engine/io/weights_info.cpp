@@ -27,6 +27,15 @@ WeightsInfo inspectPt(const std::string& path) {
 
 }  // namespace
 
+const std::vector<std::string>& weightsFileSuffixes() {
+  static const std::vector<std::string> suffixes = [] {
+    std::vector<std::string> s = {".safetensors"};
+    s.insert(s.end(), ptFileSuffixes().begin(), ptFileSuffixes().end());
+    return s;
+  }();
+  return suffixes;
+}
+
 WeightsInfo inspectWeights(const std::string& path) {
   if (isPtFile(path)) return inspectPt(path);
   const MappedFile map(path);

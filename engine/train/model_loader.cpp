@@ -8,6 +8,7 @@
 #include "io/pt_weights.h"
 #include "io/state_dict.h"
 #include "train/checkpoint.h"
+#include "ywb/weights.h"
 
 namespace ywb {
 
@@ -69,7 +70,11 @@ NamedTensors readModelTensors(const std::string& path) {
 bool isWeightsPath(const std::string& model) {
   std::error_code ec;
   if (model.empty() || !std::filesystem::is_regular_file(model, ec)) return false;
-  return isPtFile(model) || std::filesystem::path(model).extension() == ".safetensors";
+  if (isPtFile(model)) return true;
+  const std::string ext = std::filesystem::path(model).extension().string();
+  for (const std::string& s : weightsFileSuffixes())
+    if (ext == s) return true;
+  return false;
 }
 
 LoadedModel loadModelWeights(const std::string& path, const at::Device& device) {

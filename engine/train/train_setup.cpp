@@ -1,6 +1,7 @@
 // Setting up a training session: data, model, EMA, loss, loaders, optimizer, AMP check, resume.
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@
 #include "train/train_session.h"
 #include "train/validator.h"
 #include "ywb/trainer.h"
+#include "ywb/weights.h"
 
 namespace ywb {
 namespace {
@@ -169,8 +171,10 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   NamedTensors start;
   std::string start_from;
   const std::string model_ext = std::filesystem::path(a.model).extension().string();
-  if ((model_ext == ".pt" || model_ext == ".pth") && !isWeightsPath(a.model))
-    fail("model=", a.model, ": no such file (a .pt checkpoint is read from disk; nothing is downloaded)");
+  const auto& weights_suffixes = weightsFileSuffixes();
+  if (std::find(weights_suffixes.begin(), weights_suffixes.end(), model_ext) != weights_suffixes.end() &&
+      !isWeightsPath(a.model))
+    fail("model=", a.model, ": no such file (weights are read from disk; nothing is downloaded)");
   if (isWeightsPath(a.model)) {
     WeightsWithModel w = readWeightsWithModel(a.model);
     model_src = w.yaml;

@@ -43,6 +43,26 @@
         <source>%1 could not be opened as weights: %2 (the GUI opens a data.yaml, a run folder, weights or a YAML of training arguments)</source>
         <translation>%1 无法作为权重打开：%2（界面可打开 data.yaml、运行文件夹、权重或训练参数 YAML）</translation>
     </message>
+    <message>
+        <source>Dataset YAML (*.yaml *.yml)</source>
+        <translation>数据集 YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Model YAML (*.yaml *.yml)</source>
+        <translation>模型 YAML (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Weights (%1)</source>
+        <translation>权重 (%1)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Datasets, training arguments and weights (*.yaml *.yml %1)</source>
+        <translation>数据集、训练参数和权重 (*.yaml *.yml %1)</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -435,10 +455,6 @@
         <translation>时间</translation>
     </message>
     <message>
-        <source>Weights (*.safetensors *.pt)</source>
-        <translation>权重 (*.safetensors *.pt)</translation>
-    </message>
-    <message>
         <source>Verification images</source>
         <translation>校验图像</translation>
     </message>
@@ -524,10 +540,6 @@
     <message>
         <source>Max</source>
         <translation>最大值</translation>
-    </message>
-    <message>
-        <source>Weights (*.safetensors *.pt)</source>
-        <translation>权重 (*.safetensors *.pt)</translation>
     </message>
     <message>
         <source>Images (*.jpg *.jpeg *.png *.bmp)</source>
@@ -651,6 +663,18 @@
     <message>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Choose a file for %1</source>
+        <translation>为 %1 选择文件</translation>
+    </message>
+    <message>
+        <source>Choose %1</source>
+        <translation>选择 %1</translation>
+    </message>
+    <message>
+        <source>%1 was not accepted</source>
+        <translation>%1 未被接受</translation>
     </message>
 </context>
 <context>
@@ -803,6 +827,30 @@
         <source>Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the Training tab (about 4 minutes on 2 CPU cores)</source>
         <translation>快速开始：已设置 %1，在 %4 上训练 %2 轮，imgsz %3；请在“训练”页点击“开始”（2 个 CPU 核心约 4 分钟）</translation>
     </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Open...</source>
+        <translation>打开(&amp;O)...</translation>
+    </message>
+    <message>
+        <source>Open a data.yaml, weights (.pt, .safetensors) or a YAML of training arguments</source>
+        <translation>打开 data.yaml、权重（.pt、.safetensors）或训练参数 YAML</translation>
+    </message>
+    <message>
+        <source>Open &amp;folder...</source>
+        <translation>打开文件夹(&amp;F)...</translation>
+    </message>
+    <message>
+        <source>Open a dataset folder (with its data.yaml) or a run folder</source>
+        <translation>打开数据集文件夹（含 data.yaml）或运行文件夹</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::PredictionsTab</name>
@@ -897,10 +945,6 @@
     <message>
         <source>NMS IoU %1</source>
         <translation>NMS IoU %1</translation>
-    </message>
-    <message>
-        <source>Weights (*.safetensors *.pt)</source>
-        <translation>权重 (*.safetensors *.pt)</translation>
     </message>
     <message>
         <source>Validating %1 ...</source>

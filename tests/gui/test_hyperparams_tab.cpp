@@ -1,14 +1,17 @@
 // The Hyperparameters tab generated from ywb::trainArgSpecs(): every argument has an editor, ranges are
 // enforced, changes are highlighted, and load -> edit -> save -> load round-trips through YAML, including a
 // user's Ultralytics YAML with keys this trainer does not use.
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include "augmentation_tab.h"
 #include "hyperparams_tab.h"
+#include "support/answer_file_dialog.h"
 #include "train_args_model.h"
 #include "ywb/train_args.h"
 
@@ -108,6 +111,32 @@ class TestHyperparamsTab : public QObject {
     QCOMPARE(aug.params().scale, 0.75);
     hyper.resetAll();
     QCOMPARE(aug.params().fliplr, 0.5);  // Ultralytics' default, back in both views
+  }
+
+  void fileArgumentsHaveAFileChooser() {
+    // data, model and pretrained name files: each has a chooser beside its editor; picking Ultralytics' own
+    // .pt for model (fine-tune) or pretrained (transfer) puts its path into the training arguments. The
+    // chooser offers the engine's weights suffixes (ywb::weightsFileSuffixes: .safetensors, .pt, .pth).
+    const QString pt = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt";
+    HyperparamsTab tab;
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    for (const char* name : {"pretrained", "model"}) {
+      auto* browse = tab.findChild<QToolButton*>(QString("browse_") + name);
+      QVERIFY2(browse, name);
+      QStringList filters;
+      ywb::test::answerFileDialog(pt, &filters);
+      browse->click();
+      QVERIFY2(filters.join(" ").contains("*.pt"), qPrintable(filters.join(" | ")));
+      QVERIFY2(filters.join(" ").contains("*.safetensors"), qPrintable(filters.join(" | ")));
+      QCOMPARE(QFileInfo(tab.value(name)).canonicalFilePath(), QFileInfo(pt).canonicalFilePath());
+    }
+    QCOMPARE(QFileInfo(QString::fromStdString(tab.args().pretrained)).canonicalFilePath(),
+             QFileInfo(pt).canonicalFilePath());
+    QCOMPARE(QFileInfo(QString::fromStdString(tab.args().model)).canonicalFilePath(),
+             QFileInfo(pt).canonicalFilePath());
+    QVERIFY(tab.findChild<QToolButton*>("browse_data"));
+    QVERIFY(!tab.findChild<QToolButton*>("browse_lr0"));  // numbers have none
   }
 
   void brokenYamlIsReportedNotFatal() {

@@ -1,6 +1,11 @@
-// The GUI's command line: `yolo-workbench [PATH]` routes PATH by what the engine reads it as (MainWindow::
-// openPath), --help and --version answer without a display, and a bad path is a message, never a crash.
+// The GUI's command line and File menu: `yolo-workbench [PATH]` and File > Open route PATH by what the engine
+// reads it as (MainWindow::openPath), --help and --version answer without a display, and a bad path is a
+// message, never a crash.
+#include <QAction>
 #include <QComboBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
@@ -9,18 +14,23 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
+#include <filesystem>
 
 #include "dataset_tab.h"
+#include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "log_view.h"
 #include "main_window.h"
+#include "predictions_tab.h"
+#include "support/answer_file_dialog.h"
 #include "training_tab.h"
 #include "ywb/quick_start.h"
 #include "ywb/version.h"
 
 namespace {
 const QString kCoco = QString(YW_SHARED_DIR) + "/datasets/coco128/data.yaml";
-}
+const QString kUltra = QString(YW_SHARED_DIR) + "/fixtures/ultralytics";
+}  // namespace
 
 class TestOpenPath : public QObject {
   Q_OBJECT
@@ -67,6 +77,61 @@ class TestOpenPath : public QObject {
              qPrintable(w.statusBar()->currentMessage()));
     QVERIFY(!w.openPath(tmp.path()));  // a folder with nothing to open
     QVERIFY(w.statusBar()->currentMessage().contains("without a data.yaml"));
+  }
+
+  void fileOpenReadsUltralyticsWeights() {
+    // File > Open (Ctrl+O) on Ultralytics' own checkpoint: no conversion, no Python. The Predictions tab then
+    // validates it on a copy of its dataset with Ultralytics' numbers (val-yolov8n/expected.json: pycocotools
+    // on Ultralytics' own detections, mAP50-95 0.1742; within 0.005 as `ywb val`), and Feature maps shows it.
+    QTemporaryDir tmp;
+    const std::string shapes = tmp.path().toStdString() + "/shapes";
+    std::filesystem::copy((kUltra + "/shapes").toStdString(), shapes,
+                          std::filesystem::copy_options::recursive);
+    const QString pt = kUltra + "/yolov8n-shapes.pt";
+    ywb::gui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* open = w.findChild<QAction*>("actionOpen");
+    QVERIFY(open);
+    QCOMPARE(open->shortcut(), QKeySequence(QKeySequence::Open));
+    QStringList filters;
+    ywb::test::answerFileDialog(pt, &filters);
+    open->trigger();
+    QVERIFY2(filters.join(" ").contains("*.pt"), qPrintable(filters.join(" | ")));
+    QCOMPARE(w.tabs()->currentWidget(), w.predictions());
+    QVERIFY2(w.statusBar()->currentMessage().contains("Opened weights"),
+             qPrintable(w.statusBar()->currentMessage()));
+
+    auto* pred = w.predictions();
+    pred->setDataset(QString::fromStdString(shapes) + "/data.yaml");
+    QSignalSpy validated(pred, &ywb::gui::PredictionsTab::validated);
+    pred->validate();
+    QTRY_VERIFY_WITH_TIMEOUT(validated.count() == 1, 120000);
+    QVERIFY(validated.first().first().toBool());
+    QFile f(kUltra + "/val-yolov8n/expected.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray want = QJsonDocument::fromJson(f.readAll()).object()["stats"].toArray();
+    QVERIFY(std::abs(pred->report().metrics.map - want[0].toDouble()) <= 0.005);
+    QVERIFY(std::abs(pred->report().metrics.map50 - want[1].toDouble()) <= 0.005);
+    QCOMPARE(pred->report().names.size(), size_t(6));  // the checkpoint's names (shapes/data.yaml: 6)
+
+    auto* fm = w.featureMaps();
+    QSignalSpy shown(fm, &ywb::gui::FeatureMapsTab::shown);
+    const QString image = QString::fromStdString(shapes) + "/images/val/" +
+                          QDir(QString::fromStdString(shapes) + "/images/val").entryList(QDir::Files).first();
+    fm->setImage(image);
+    fm->compute();
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 60000);
+    QVERIFY(shown.first().first().toBool());
+    // resources/models/yolov8.yaml: 23 layers (0..22), the last the Detect head, which is not tappable.
+    QCOMPARE(fm->layers()->count(), 22);
+    QVERIFY(!fm->mosaic().isNull());
+
+    // File > Open folder on the dataset's folder opens its data.yaml in the Dataset tab.
+    QStringList none;
+    ywb::test::answerFileDialog(QString::fromStdString(shapes), &none);
+    w.findChild<QAction*>("actionOpenFolder")->trigger();
+    QCOMPARE(w.tabs()->currentWidget(), w.dataset());
   }
 
   void hyperparameterYamlGoesToItsTab() {

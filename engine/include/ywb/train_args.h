@@ -27,9 +27,10 @@
   X(double, fraction, 1.0, "data", 0.01, 1.0, "Fraction of the training set to use")                         \
   X(bool, single_cls, false, "data", 0, 0, "Train as one class (all labels become class 0)")                 \
   X(bool, cache, false, "data", 0, 0, "Cache decoded, resized images in RAM (checked against free memory)")  \
-  X(std::string, model, "yolov8n.yaml", "model", 0, 0, "Model YAML (yolov8n/s/m/l/x.yaml or a path)")        \
+  X(std::string, model, "yolov8n.yaml", "model", 0, 0,                                                       \
+    "Model YAML (yolov8n.yaml ... yolo11x.yaml or a path), or weights to fine-tune (.pt, .safetensors)")     \
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
-    "safetensors weights to start from (transfer by name/shape)")                                            \
+    "Weights to start from, transferred by name and shape (.pt, .safetensors)")                              \
   X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
   X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or auto (Ultralytics' rule)")             \
   X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \

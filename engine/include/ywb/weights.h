@@ -44,6 +44,11 @@ struct WeightsInfo {
   uint64_t elements = 0;                   ///< sum of all tensors' element counts
 };
 
+/// File name suffixes of the weights files the engine reads, for file choosers and messages: safetensors,
+/// then PyTorch checkpoints (.pt, .pth). The readers decide by content as well (a zip archive is read as a
+/// PyTorch checkpoint whatever its name).
+const std::vector<std::string>& weightsFileSuffixes();
+
 /// Reads and fully validates the safetensors file at `path` (header, offsets, sizes) without decoding
 /// tensors; a PyTorch .pt checkpoint (zip) is opened with the restricted unpickler, its storages checked,
 /// and its metadata (Ultralytics version, date, epoch, names, nc, yaml, args) reported the same way.

@@ -47,6 +47,8 @@ struct FeatureMapsTab::Result {
   ywb::FeatureMap map;
   int layers = 0;
   std::vector<ywb::ModelLayerRow> table;
+  int trained_imgsz = 0;  // of weights loaded for this result (0: none loaded); the maps' default size
+  int imgsz = 0;          // the size the maps were computed at
 };
 
 FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
@@ -65,6 +67,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   layer_->setMinimumContentsLength(22);
   layer_->setToolTip(tr("Layer: index, module and output shape (channels x height x width) at the imgsz"));
   imgsz_ = new QSpinBox(this);
+  imgsz_->setObjectName("fmImgsz");
   imgsz_->setRange(32, 1280);
   imgsz_->setSingleStep(32);
   imgsz_->setValue(320);
@@ -162,6 +165,12 @@ void FeatureMapsTab::resizeEvent(QResizeEvent* event) {
   showMosaic();
 }
 
+bool FeatureMapsTab::useTrainedSize(int trained_imgsz) {
+  if (trained_imgsz < imgsz_->minimum() || trained_imgsz > imgsz_->maximum()) return false;
+  imgsz_->setValue(trained_imgsz);
+  return true;
+}
+
 void FeatureMapsTab::setWeights(const QString& path) {
   weights_->setText(path);
   loadLayersAsync();
@@ -231,9 +240,11 @@ void FeatureMapsTab::loadLayersAsync() {
     Result r;
     r.key = key;
     try {
+      ywb::LoadedModelInfo info;
       r.model = weights.isEmpty()
                     ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
-                    : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString()));
+                    : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString(), &info));
+      if (!weights.isEmpty()) r.trained_imgsz = info.imgsz;
       r.table = r.model->layerTable();
     } catch (const std::exception& e) {
       r.error = QString::fromUtf8(e.what());
@@ -250,6 +261,7 @@ void FeatureMapsTab::loadLayersAsync() {
             self->model_ = r.model;
             self->model_key_ = r.key;
             self->table_ = r.table;
+            self->useTrainedSize(r.trained_imgsz);
             self->fillLayers();
           }
           if (std::exchange(self->pending_, false)) self->compute();
@@ -290,10 +302,14 @@ void FeatureMapsTab::compute() {
     r.key = key;
     try {
       r.model = cached;
+      r.imgsz = imgsz;
       if (!r.model) {
-        r.model = weights.isEmpty()
-                      ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
-                      : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString()));
+        ywb::LoadedModelInfo info;
+        r.model =
+            weights.isEmpty()
+                ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
+                : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString(), &info));
+        if (!weights.isEmpty()) r.trained_imgsz = info.imgsz;
       }
       r.layers = r.model->tappableLayers();
       r.table = r.model->layerTable();
@@ -331,6 +347,13 @@ void FeatureMapsTab::showResult(const Result& r) {
   if (r.key != model_key_) {
     model_ = r.model;
     model_key_ = r.key;
+    // Weights seen for the first time: their training size, and the maps again at it.
+    if (useTrainedSize(r.trained_imgsz) && r.imgsz != r.trained_imgsz) {
+      table_ = r.table;
+      fillLayers();
+      QTimer::singleShot(0, this, &FeatureMapsTab::compute);
+      return;
+    }
   }
   if (layer_->count() == 0 || r.table.size() != table_.size()) {  // a new model: its layers
     table_ = r.table;

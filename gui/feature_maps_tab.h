@@ -67,6 +67,9 @@ class FeatureMapsTab : public QWidget {
   void fillLayers();
   void followTick();
   void loadLayersAsync();
+  /// Sets the image size to the one the loaded weights were trained at (as `ywb val` and `ywb predict` use
+  /// it); false when there is none (no weights) or the spin box cannot show it.
+  bool useTrainedSize(int trained_imgsz);
   void showMosaic();
 
   QLineEdit* weights_ = nullptr;

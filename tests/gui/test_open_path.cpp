@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -114,6 +115,12 @@ class TestOpenPath : public QObject {
     QVERIFY(std::abs(pred->report().metrics.map - want[0].toDouble()) <= 0.005);
     QVERIFY(std::abs(pred->report().metrics.map50 - want[1].toDouble()) <= 0.005);
     QCOMPARE(pred->report().names.size(), size_t(6));  // the checkpoint's names (shapes/data.yaml: 6)
+    // For a look by eye (not compared): build/<preset>/screenshots/*_ultralytics_pt.png
+    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
+    QDir().mkpath(shots);
+    w.resize(1400, 900);
+    QTest::qWait(100);
+    w.grab().save(shots + "/predictions_ultralytics_pt.png");
 
     auto* fm = w.featureMaps();
     QSignalSpy shown(fm, &ywb::gui::FeatureMapsTab::shown);
@@ -126,6 +133,14 @@ class TestOpenPath : public QObject {
     // resources/models/yolov8.yaml: 23 layers (0..22), the last the Detect head, which is not tappable.
     QCOMPARE(fm->layers()->count(), 22);
     QVERIFY(!fm->mosaic().isNull());
+    // At the size the checkpoint was trained at (its train_args: imgsz 128, `ywb weights info`), as `ywb val`
+    // and `ywb predict` use it: layer 0 (stride 2) of a 128-px letterbox is at most 64 px wide.
+    QCOMPARE(fm->findChild<QSpinBox*>("fmImgsz")->value(), 128);
+    QVERIFY2(fm->findChild<QLabel*>("fmStatus")->text().contains("of 64x"),
+             qPrintable(fm->findChild<QLabel*>("fmStatus")->text()));
+    w.tabs()->setCurrentWidget(fm);
+    QTest::qWait(100);
+    w.grab().save(shots + "/feature_maps_ultralytics_pt.png");
 
     // File > Open folder on the dataset's folder opens its data.yaml in the Dataset tab.
     QStringList none;

@@ -21,6 +21,7 @@
 #include "ywb/export.h"
 #include "ywb/synth.h"
 #include "ywb/trainer.h"
+#include "ywb/weights.h"
 
 using ywb::gui::ExportTab;
 
@@ -183,6 +184,28 @@ class TestExportTab : public QObject {
         QVERIFY(child<QLabel>(tab, "exportStatus")->text().contains("all verified"));
       }
     }
+  }
+
+  void exportsUltralyticsPtAsItIs() {
+    // Ultralytics' own checkpoint, no conversion: exported from the tab at the size it was trained at (its
+    // train_args imgsz 128), every file verified, the class names carried over (shapes/data.yaml's six).
+    QTemporaryDir out;
+    const QString pt = out.path() + "/yolov8n.pt";
+    QVERIFY(QFile::copy(QString(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt", pt));
+    ExportTab tab;
+    tab.setWeights(pt);
+    QSignalSpy finished(&tab, &ExportTab::exportFinished);
+    tab.startExport();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 300000);
+    QCOMPARE(finished.first().first().toInt(), 0);
+    const ywb::ExportReport* r = tab.lastReport();
+    QVERIFY(r);
+    QCOMPARE(r->imgsz, 128);
+    QCOMPARE(r->files.size(), size_t(ywb::onnxExportAvailable() ? 2 : 1));
+    QVERIFY2(r->allVerified(), qPrintable(QString::fromStdString(ywb::formatExportReport(*r))));
+    const auto meta = ywb::inspectWeights(r->files[0].path).metadata;
+    QCOMPARE(QString::fromStdString(meta.at("names")),
+             QString(R"(["ellipse","rectangle","triangle","star","cross","ring"])"));
   }
 
   void badWeightsAreAnErrorInTheStatusLine() {

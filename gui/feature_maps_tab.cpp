@@ -38,6 +38,17 @@ QRgb heat(double t) {
   return qRgb(int(r * 255), int(g * 255), int(b * 255));
 }
 
+// The model the tab shows: `weights` when given (and the size they were trained at, into `trained_imgsz`),
+// else a fresh build of `yaml`. Throws ywb::Error as the engine's loaders do.
+std::shared_ptr<ywb::ModelHandle> loadModel(const QString& weights, const QString& yaml, int* trained_imgsz) {
+  if (weights.isEmpty())
+    return std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()));
+  ywb::LoadedModelInfo info;
+  auto model = std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString(), &info));
+  *trained_imgsz = info.imgsz;
+  return model;
+}
+
 }  // namespace
 
 struct FeatureMapsTab::Result {
@@ -240,11 +251,7 @@ void FeatureMapsTab::loadLayersAsync() {
     Result r;
     r.key = key;
     try {
-      ywb::LoadedModelInfo info;
-      r.model = weights.isEmpty()
-                    ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
-                    : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString(), &info));
-      if (!weights.isEmpty()) r.trained_imgsz = info.imgsz;
+      r.model = loadModel(weights, yaml, &r.trained_imgsz);
       r.table = r.model->layerTable();
     } catch (const std::exception& e) {
       r.error = QString::fromUtf8(e.what());
@@ -303,14 +310,7 @@ void FeatureMapsTab::compute() {
     try {
       r.model = cached;
       r.imgsz = imgsz;
-      if (!r.model) {
-        ywb::LoadedModelInfo info;
-        r.model =
-            weights.isEmpty()
-                ? std::make_shared<ywb::ModelHandle>(ywb::ModelHandle::create(yaml.toStdString()))
-                : std::make_shared<ywb::ModelHandle>(ywb::loadModelHandle(weights.toStdString(), &info));
-        if (!weights.isEmpty()) r.trained_imgsz = info.imgsz;
-      }
+      if (!r.model) r.model = loadModel(weights, yaml, &r.trained_imgsz);
       r.layers = r.model->tappableLayers();
       r.table = r.model->layerTable();
       const QImage rgb = img.convertToFormat(QImage::Format_RGB888);

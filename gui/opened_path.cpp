@@ -56,7 +56,7 @@ QString weightsFileFilter() {
 
 QString openableFileFilter() {
   return QObject::tr("Datasets, training arguments and weights (*.yaml *.yml %1)").arg(weightsPatterns()) +
-         ";;" + QObject::tr("Weights (%1)").arg(weightsPatterns()) + ";;" + QObject::tr("All files (*)");
+         ";;" + weightsFileFilter();
 }
 
 OpenedPath classifyPath(const QString& given) {

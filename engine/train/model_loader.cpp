@@ -1,5 +1,6 @@
 #include "train/model_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -70,11 +71,13 @@ NamedTensors readModelTensors(const std::string& path) {
 bool isWeightsPath(const std::string& model) {
   std::error_code ec;
   if (model.empty() || !std::filesystem::is_regular_file(model, ec)) return false;
-  if (isPtFile(model)) return true;
-  const std::string ext = std::filesystem::path(model).extension().string();
-  for (const std::string& s : weightsFileSuffixes())
-    if (ext == s) return true;
-  return false;
+  return isPtFile(model) || hasWeightsSuffix(model);
+}
+
+bool hasWeightsSuffix(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  const auto& suffixes = weightsFileSuffixes();
+  return std::find(suffixes.begin(), suffixes.end(), ext) != suffixes.end();
 }
 
 LoadedModel loadModelWeights(const std::string& path, const at::Device& device) {

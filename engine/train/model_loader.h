@@ -42,6 +42,9 @@ NamedTensors readModelTensors(const std::string& path);
 /// `ywb train model=X.pt` starts from its architecture and weights (Ultralytics' meaning).
 bool isWeightsPath(const std::string& model);
 
+/// Whether `path` is named as a weights file (ywb::weightsFileSuffixes), whether or not it exists.
+bool hasWeightsSuffix(const std::string& path);
+
 /// Reads `path`, builds the model from the YAML stored in it and loads the weights strictly (a YAML that
 /// does not match the weights is an error naming the tensors). The model is in eval mode on `device`.
 LoadedModel loadModelWeights(const std::string& path, const at::Device& device);

@@ -1,7 +1,6 @@
 // Setting up a training session: data, model, EMA, loss, loaders, optimizer, AMP check, resume.
 #include <torch/cuda.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -29,7 +28,6 @@
 #include "train/train_session.h"
 #include "train/validator.h"
 #include "ywb/trainer.h"
-#include "ywb/weights.h"
 
 namespace ywb {
 namespace {
@@ -170,10 +168,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   std::string model_src = a.model;
   NamedTensors start;
   std::string start_from;
-  const std::string model_ext = std::filesystem::path(a.model).extension().string();
-  const auto& weights_suffixes = weightsFileSuffixes();
-  if (std::find(weights_suffixes.begin(), weights_suffixes.end(), model_ext) != weights_suffixes.end() &&
-      !isWeightsPath(a.model))
+  if (hasWeightsSuffix(a.model) && !isWeightsPath(a.model))
     fail("model=", a.model, ": no such file (weights are read from disk; nothing is downloaded)");
   if (isWeightsPath(a.model)) {
     WeightsWithModel w = readWeightsWithModel(a.model);

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "opened_path.h"
+#include "ywb/doctor.h"
 #include "ywb/error.h"
 #include "ywb/model_info.h"
 
@@ -128,6 +129,21 @@ HyperparamsTab::HyperparamsTab(TrainArgsModel* model, QWidget* parent)
     labels_.insert(name, label);
     resets_.insert(name, r);
     forms.value(group)->addRow(label, row);
+  }
+  // What amp=true does on this machine's CPU (the engine's one answer; a run measures and logs its choice).
+  if (QFormLayout* hw = forms.value("hardware")) {
+    const ywb::CpuBf16 bf16 = ywb::cpuBf16Support();
+    auto* note =
+        new QLabel(bf16.native ? tr("CPU bf16: %1. On a CPU, amp=true trains in bf16 where the run "
+                                    "measures it faster than fp32.")
+                                     .arg(QString::fromStdString(bf16.summary))
+                               : tr("CPU bf16: %1. On a CPU, amp=true trains in fp32 here unless the "
+                                    "run measures bf16 faster; amp_dtype=bf16 forces it.")
+                                     .arg(QString::fromStdString(bf16.summary)),
+                   host);
+    note->setObjectName("ampCpuNote");
+    note->setWordWrap(true);
+    hw->addRow(note);
   }
   columns->setRowStretch(columns->rowCount(), 1);
   scroll->setWidget(host);

@@ -38,7 +38,7 @@ const RegisterVerb reg{
      "  loss=mse     mean of squared head outputs instead of the YOLO loss, to compare the\n"
      "               model alone with tests/bench/bench_model_torch.py\n"
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
-     "  amp=BOOL     float16 autocast (CUDA only)\n"
+     "  amp=BOOL     autocast: float16 on CUDA, bfloat16 on a CPU\n"
      "  channels_last=BOOL  NHWC memory format for weights and input\n"
      "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)",
      runBenchModel}};

@@ -83,7 +83,10 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
     if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
-    const bool amp = o.amp && dev.is_cuda();
+    // fp16 autocast on CUDA, bf16 on a CPU (as the trainer's amp_dtype=auto; until round 3 a CPU bench
+    // ignored amp=true and timed fp32, which hid how slow bf16 is on CPUs without native bf16).
+    const bool amp = o.amp;
+    const at::ScalarType amp_dtype = dev.is_cuda() ? at::kHalf : at::kBFloat16;
     // Graphs: eager warm-up steps, the capture in the last warm-up step, replays while timed.
     cuda::GraphedModel graphed(m, cuda::GraphPolicyOptions{std::max(0, o.warmup - 1), 4});
     const bool use_graphs = o.cuda_graphs && graphed.available();
@@ -104,7 +107,7 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
       {
         std::vector<at::Tensor> out;
         if (use_graphs) out = graphed.forward(x, amp, at::kHalf);  // outside the scope: the graph has its own
-        const compat::AutocastScope autocast(c10::DeviceType::CUDA, amp, at::kHalf);
+        const compat::AutocastScope autocast(dev.type(), amp, amp_dtype);
         if (!use_graphs) out = m->forward(x);
         sync();
         t1 = clock::now();

@@ -12,6 +12,7 @@
 #include "sys/host_info.h"
 #include "sys/nvml.h"
 #include "sys/torch_info.h"
+#include "train/amp_speed.h"
 #include "ywb/version.h"
 
 namespace ywb {
@@ -137,6 +138,14 @@ DoctorReport runDoctor(const DoctorOptions& opt) {
         "sudo apt-get install libopenblas0-pthread");
   }
   r.cpu_model = cpuModelName();
+  r.cpu_bf16 = cpuBf16Support().summary;
+  if (opt.probe_cpu_amp) {
+    try {
+      r.cpu_amp = cpuAmpChoice();
+    } catch (...) {
+      r.cpu_amp = "fp32 (bf16 autocast failed: " + describeCurrentException() + ")";
+    }
+  }
   r.cpu_logical = logicalCpuCount();
   r.cpu_available = availableCpus();
   memoryInfo(&r.ram_total, &r.ram_available);

@@ -59,10 +59,10 @@ std::string doctorReportJson(const DoctorReport& r) {
                     {"kernel_support", g.kernel_support}});
   }
   j["gpus"] = gpus;
-  j["host"] = {{"cpu_model", r.cpu_model},         {"cpu_logical", r.cpu_logical},
-               {"cpu_available", r.cpu_available}, {"ram_total", r.ram_total},
-               {"ram_available", r.ram_available}, {"runs_dir", r.runs_dir},
-               {"disk_free", r.disk_free}};
+  j["host"] = {
+      {"cpu_model", r.cpu_model},         {"cpu_bf16", r.cpu_bf16},           {"cpu_amp", r.cpu_amp},
+      {"cpu_logical", r.cpu_logical},     {"cpu_available", r.cpu_available}, {"ram_total", r.ram_total},
+      {"ram_available", r.ram_available}, {"runs_dir", r.runs_dir},           {"disk_free", r.disk_free}};
   j["warnings"] = r.warnings;
   j["problems"] = r.problems;
   j["ok"] = r.ok();
@@ -103,6 +103,8 @@ std::string doctorReportText(const DoctorReport& r) {
   }
   os << "\nCPU           " << r.cpu_model << " (" << r.cpu_logical << " logical, " << r.cpu_available
      << " available)\n";
+  os << "  bf16        " << r.cpu_bf16 << "\n";
+  if (!r.cpu_amp.empty()) os << "  amp on CPU  " << r.cpu_amp << "\n";
   os << "RAM           " << gib(r.ram_total) << " total, " << gib(r.ram_available) << " available\n";
   os << "Disk          " << gib(r.disk_free) << " free under " << r.runs_dir << "\n";
   for (const auto& w : r.warnings) os << "\nWARNING: " << w;

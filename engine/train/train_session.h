@@ -60,6 +60,7 @@ struct TrainSession {
   bool autocast = false;
   at::ScalarType amp_dtype = at::kFloat;
   std::string amp_note = "off";
+  std::string resumed_amp;  ///< amp_note of the checkpoint a resumed run continues (empty: a new run)
   // Progress
   int start_epoch = 0;
   int epochs_run = 0;  ///< epochs completed in this session
@@ -107,6 +108,10 @@ struct TrainSession {
 
 /// Scans the dataset, builds model/EMA/loss/loaders/optimizer, runs the AMP check, restores a checkpoint.
 void setupSession(TrainSession& s, const SafetensorsFile* resume);
+
+/// Decides the training precision (amp_check.cpp): mixed precision only where its outputs agree with fp32's
+/// and, on a CPU, where it is measured faster. Sets autocast, amp_dtype and amp_note, and logs why.
+void ampCheck(TrainSession& s);
 
 /// (Re)builds the validation loader with `batch` images per batch.
 void buildValLoader(TrainSession& s, int batch);

@@ -60,60 +60,6 @@ std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg,
   return result;
 }
 
-// Compares autocast and fp32 outputs of the model on one validation batch (Ultralytics' check_amp idea).
-void ampCheck(TrainSession& s) {
-  const RunTiming::Scope timed(&s.timing, RunSegment::AmpCheck);
-  s.autocast = false;
-  s.amp_note = "off (amp=false)";
-  if (!s.args.amp) return;
-  s.phase(TrainPhase::AmpCheck, "comparing mixed-precision and fp32 outputs");
-  const bool cuda = s.device.is_cuda();
-  std::string want = s.args.amp_dtype;
-  if (want == "auto") want = cuda ? "fp16" : "bf16";
-  const at::ScalarType dtype = want == "fp16" ? at::kHalf : at::kBFloat16;
-  if (!cuda && dtype == at::kHalf) {
-    s.amp_note = "off (fp16 autocast needs CUDA; use amp_dtype=bf16 on CPU)";
-    s.log("AMP: " + s.amp_note);
-    return;
-  }
-  s.val_loader->startEpoch(0);
-  Batch b;
-  if (!s.val_loader->next(b)) return;
-  torch::NoGradGuard no_grad;
-  s.model->eval();
-  at::Tensor x = b.images.narrow(0, 0, 1).to(s.device).to(at::kFloat).div_(255.0);
-  at::Tensor ref = s.model->predict(x);
-  at::Tensor low;
-  try {
-    const compat::AutocastScope amp(s.device.type(), true, dtype);
-    low = s.model->predict(x).to(at::kFloat);
-  } catch (...) {
-    s.model->train();
-    s.amp_note = "off (autocast failed: " + describeCurrentException() + ")";
-    s.log("AMP check: " + s.amp_note + "; training in fp32");
-    return;
-  }
-  s.model->train();
-  // Boxes are in pixels and scores in [0, 1]: compare each part relative to its own range.
-  const int64_t nb = 4;
-  const double box_err = (low.narrow(1, 0, nb) - ref.narrow(1, 0, nb)).abs().max().item<double>() /
-                         std::max(1.0, ref.narrow(1, 0, nb).abs().max().item<double>());
-  const double cls_err =
-      (low.narrow(1, nb, ref.size(1) - nb) - ref.narrow(1, nb, ref.size(1) - nb)).abs().max().item<double>();
-  std::ostringstream os;
-  os.precision(3);
-  os << "box error " << box_err << " of range, score error " << cls_err;
-  if (!std::isfinite(box_err) || !std::isfinite(cls_err) || box_err > 0.05 || cls_err > 0.05) {
-    s.amp_note = "off (" + want + " outputs disagree with fp32: " + os.str() + ")";
-    s.log("AMP check failed: " + s.amp_note + "; training in fp32");
-    return;
-  }
-  s.autocast = true;
-  s.amp_dtype = dtype;
-  s.amp_note = want;
-  s.log("AMP check passed (" + want + ": " + os.str() + ")");
-}
-
 }  // namespace
 
 void buildValLoader(TrainSession& s, int batch) {
@@ -261,6 +207,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     // Also restores gradients still being accumulated at the epoch boundary (bit-exact continuation).
     restoreCheckpoint(*resume, {s.model.ptr().get(), s.ema_model.ptr().get(), s.optimizer.get(), true, {}});
     s.ema->setUpdates(st->ema_updates);
+    s.resumed_amp = st->amp;  // the precision the run trained in (ampCheck keeps a measured choice)
     s.start_epoch = st->epoch;
     s.epochs = resumeEpochCount(*st, a);  // a changed epochs= reshapes the schedule from here on
     s.best_fitness = st->best_fitness;
@@ -292,7 +239,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   }
   s.timing.add(RunSegment::ModelBuild,
                std::chrono::duration<double>(RunTiming::Clock::now() - build_t0).count());
-  ampCheck(s);
+  ampCheck(s);  // train/amp_check.cpp
   if (s.dist) distAfterSetup(s);
   if (a.sync_bn && !s.dist)
     s.log("sync_bn=true applies to distributed runs only; one process uses plain BatchNorm");

@@ -3,8 +3,16 @@ ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_IN
 ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_trainer SOURCES test_trainer.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 ywb_add_test(test_learns SOURCES test_learns.cpp LABELS train TIMEOUT 1800)
-# Ultralytics's reference run repeated epoch for epoch (issue 13 section 4; about 90 s on 2 cores).
-ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
+# Every kernel family held to AVX2 (LibTorch's dispatch, oneDNN under both its variable names, OpenBLAS):
+# fp32 training then rounds the same on any x86 CPU with AVX2 (docs/PARITY.md "Reproducible across CPUs").
+set(YW_AVX2_ENV ATEN_CPU_CAPABILITY=avx2 DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell)
+# Ultralytics's reference run repeated epoch for epoch (issue 13 section 4; about 90 s on 2 cores), against
+# the reference made under the same four settings (../shared/fixtures/ultralytics/reference-avx2).
+ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900
+             ENV ${YW_AVX2_ENV})
+# The default precision on a CPU without native bf16 (oneDNN held to AVX2): not slower than fp32 (issue 35).
+ywb_add_test(test_amp_choice SOURCES test_amp_choice.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600
+             ENV ${YW_AVX2_ENV})
 ywb_add_test(test_bench_train SOURCES test_bench_train.cpp LABELS smoke TIMEOUT 600)
 ywb_add_test(test_trainer_yolo11 SOURCES test_trainer_yolo11.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 900)
 ywb_add_test(test_quickstart_cli SOURCES test_quickstart_cli.cpp LABELS smoke TIMEOUT 600)

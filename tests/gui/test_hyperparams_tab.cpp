@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -13,6 +14,7 @@
 #include "hyperparams_tab.h"
 #include "support/answer_file_dialog.h"
 #include "train_args_model.h"
+#include "ywb/doctor.h"
 #include "ywb/train_args.h"
 
 using ywb::gui::HyperparamsTab;
@@ -32,6 +34,17 @@ class TestHyperparamsTab : public QObject {
       }
     }
     QVERIFY(tab.modified().isEmpty());  // fresh tab = Ultralytics defaults
+  }
+
+  void ampFieldSaysWhatThisCpuDoes() {
+    // The note under amp is the engine's answer for this CPU (ywb::cpuBf16Support, the one the trainer's
+    // AMP check and `ywb doctor` use), not a second reading of /proc/cpuinfo.
+    HyperparamsTab tab;
+    auto* note = tab.findChild<QLabel*>("ampCpuNote");
+    QVERIFY(note);
+    const ywb::CpuBf16 c = ywb::cpuBf16Support();
+    QVERIFY(note->text().contains(QString::fromStdString(c.summary)));
+    QVERIFY(note->text().contains(c.native ? "trains in bf16 where" : "trains in fp32 here unless"));
   }
 
   void rangesAreEnforced() {

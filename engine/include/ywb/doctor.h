@@ -49,6 +49,13 @@ struct DoctorReport {
   std::vector<GpuInfo> gpus;
   // Host
   std::string cpu_model;
+  /// Whether the CPU runs bf16 natively, e.g. "native (avx512_bf16)", "not native (AVX2, no avx512_bf16 or
+  /// amx_bf16)".
+  std::string cpu_bf16;
+  /// What `amp=true` trains in on this CPU and why, from a measured YOLOv8n forward+backward in both
+  /// precisions (the trainer measures its own model again): e.g. "fp32 (bf16 12.10x slower than fp32 ...)".
+  /// Empty when not probed.
+  std::string cpu_amp;
   int cpu_logical = 0;
   int cpu_available = 0;                       // affinity-aware
   int64_t ram_total = -1, ram_available = -1;  // bytes
@@ -67,9 +74,27 @@ struct DoctorOptions {
   /// Run a tiny kernel on every CUDA device (detects missing kernels for the GPU's architecture).
   bool probe_cuda = true;
   double probe_timeout_s = 120;
+  /// Time a small model's training pass in fp32 and bf16 on the CPU (about a second) to say what amp=true
+  /// chooses here.
+  bool probe_cpu_amp = true;
   /// Minimum free disk under runs_dir before it counts as a problem.
   int64_t min_disk_free = int64_t(1) << 30;
 };
+
+/// The CPU's bf16 support as oneDNN will use it. `native`: the flags avx512_bf16 or amx_bf16 are present and
+/// no DNNL_MAX_CPU_ISA / ONEDNN_MAX_CPU_ISA limit below them is set. `summary`: e.g. "native (avx512_bf16)",
+/// "not native (AVX2, no avx512_bf16 or amx_bf16)", "not native (the CPU has avx512_bf16, but oneDNN is
+/// limited to AVX2 by DNNL_MAX_CPU_ISA)". Reads /proc/cpuinfo; instant.
+struct CpuBf16 {
+  bool native = false;
+  std::string summary;
+};
+CpuBf16 cpuBf16Support();
+
+/// What amp=true trains in on this CPU, measured on a YOLOv8n (80 classes, one 128-px image, forward and
+/// backward in both precisions; about a second): "bf16 (...)" or "fp32 (...)" with the two times. The
+/// trainer measures its own model again at the start of each run (train/amp_check.cpp).
+std::string cpuAmpChoice();
 
 /// Examines the machine. Never throws for missing hardware; reports it instead.
 DoctorReport runDoctor(const DoctorOptions& options = {});

@@ -1,0 +1,49 @@
+// Whether mixed precision pays on this CPU: what the CPU runs natively (its bf16 flags and oneDNN's ISA
+// limit) and a measured forward+backward of a real model in fp32 and under bf16 autocast. bf16 on a CPU
+// without avx512_bf16/AMX runs through conversion paths: measured 10-20x slower than fp32 for YOLOv8n on an
+// AVX2 EPYC (docs/PERFORMANCE.md "bf16 on CPUs without native bf16").
+// Thread rules: call from the thread that owns the model; the CPU-flag functions are reentrant.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include "model/detection_model.h"
+#include "ywb/doctor.h"  // CpuBf16, cpuBf16Support, cpuAmpChoice
+
+namespace ywb {
+
+/// Milliseconds of one forward+backward pass in fp32 and under autocast with `dtype` (the best of the timed
+/// passes after one warm-up each). The model runs in eval mode so that BatchNorm statistics stay untouched;
+/// gradients it leaves are cleared, so training that follows is unaffected. When the low precision's first
+/// timed pass is already twice fp32's, it is not timed again (the answer is clear, and each such pass is
+/// slow). `x` is the input as the training step sees it (float, [N,3,H,W], its memory format).
+struct PrecisionSpeed {
+  double fp32_ms = -1;
+  double low_ms = -1;     ///< -1 when the low precision failed to run (low_error says why)
+  std::string low_error;  ///< e.g. oneDNN without kernels for bf16 here: "could not create a primitive ..."
+  /// low_ms / fp32_ms (> 1: the low precision is slower).
+  double ratio() const { return fp32_ms > 0 ? low_ms / fp32_ms : 0; }
+};
+PrecisionSpeed timePrecisions(model::DetectionModelImpl& m, const at::Tensor& x, at::ScalarType dtype);
+
+/// The input timePrecisions uses for the training step: one image of `batch` (uint8 or float [N,3,H,W]),
+/// scaled to [0,1] and, where larger than 256 px, resized to 256 (the ratio of the two precisions does not
+/// depend on the size, and a slow bf16 pass at 640 px costs seconds), on `device`, channels-last if asked.
+at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last);
+
+/// "bf16 1.31x faster than fp32" / "bf16 12.4x slower than fp32", with the two times in ms.
+std::string describeSpeed(const PrecisionSpeed& s, const std::string& low_name);
+
+/// The CPU's choice from a measurement: the low precision `want` ("bf16") is used when it ran and is faster,
+/// or when the user asked for it (`asked`: amp_dtype given) and it runs at all. `note` is the run's short AMP
+/// note ("off (fp32 chosen: bf16 12.3x slower on this CPU)"); `log` the line that says why (empty when the
+/// low precision is simply faster: the accuracy check that follows logs it).
+struct CpuAmpDecision {
+  bool use_low = false;
+  std::string note;
+  std::string log;
+};
+CpuAmpDecision decideCpuAmp(const PrecisionSpeed& s, const std::string& want, bool asked, const CpuBf16& cpu);
+
+}  // namespace ywb

@@ -126,10 +126,11 @@ void PredictionsTab::setDataset(const QString& yaml) {
 
 void PredictionsTab::validate() {
   if (busy_ || weights_->text().isEmpty() || data_->text().isEmpty()) return;
-  QString error;
-  const QString weights = WeightsDownloadDialog::resolve(this, weights_->text(), &error);  // official names
+  QString fetch_error;
+  const QString weights =
+      WeightsDownloadDialog::resolve(this, weights_->text(), &fetch_error);  // official names
   if (weights.isEmpty()) {
-    summary_->setText(tr("Validation failed: %1").arg(error));
+    summary_->setText(tr("Validation failed: %1").arg(fetch_error));
     Q_EMIT logLine(summary_->text());
     Q_EMIT validated(false);
     return;

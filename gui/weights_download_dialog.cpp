@@ -48,7 +48,8 @@ WeightsDownloadDialog::~WeightsDownloadDialog() {
 
 void WeightsDownloadDialog::start() {
   ywb::WeightsFetchOptions o = options_;
-  auto done = done_bytes_, total = total_bytes_, cancel = cancel_;
+  auto done = done_bytes_, total = total_bytes_;
+  auto cancel = cancel_;
   o.progress = [done, total, cancel](uint64_t d, uint64_t t) {
     done->store(d);
     total->store(t);

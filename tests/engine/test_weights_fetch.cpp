@@ -95,8 +95,14 @@ class TestWeightsFetch : public QObject {
     QCOMPARE(ywb::weightsCacheDir(), qgetenv("HOME").toStdString() + "/.cache/ywb/weights");
     qputenv("YWB_WEIGHTS_DIR", "/tmp/elsewhere");
     QCOMPARE(ywb::weightsCacheDir(), std::string("/tmp/elsewhere"));
-    old_xdg.isNull() ? qunsetenv("XDG_CACHE_HOME") : (void)qputenv("XDG_CACHE_HOME", old_xdg);
-    old_dir.isNull() ? qunsetenv("YWB_WEIGHTS_DIR") : (void)qputenv("YWB_WEIGHTS_DIR", old_dir);
+    if (old_xdg.isNull())
+      qunsetenv("XDG_CACHE_HOME");
+    else
+      qputenv("XDG_CACHE_HOME", old_xdg);
+    if (old_dir.isNull())
+      qunsetenv("YWB_WEIGHTS_DIR");
+    else
+      qputenv("YWB_WEIGHTS_DIR", old_dir);
   }
 
   void downloadsVerifiesAndCaches() {

@@ -1,14 +1,33 @@
 #include "official_weights_items.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QFontMetrics>
+#include <algorithm>
 
 #include "ywb/pretrained.h"
 
 namespace ywb::gui {
+namespace {
+
+void widenPopup(QComboBox* combo) {
+  // The list draws "<name>   (<note>)": wide enough for the longest, whatever the field's own width.
+  int widest = 0;
+  const QFontMetrics fm(combo->view()->font());
+  for (int i = 0; i < combo->count(); ++i) {
+    const QString note = combo->itemData(i, OfficialWeightsDelegate::kNoteRole).toString();
+    widest = std::max(widest, fm.horizontalAdvance(combo->itemText(i) + "   (" + note + ")"));
+  }
+  combo->view()->setMinimumWidth(widest + 40);  // margins and the scroll bar
+}
+
+}  // namespace
 
 void OfficialWeightsDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
   QStyledItemDelegate::initStyleOption(option, index);
-  const QString note = index.data(kNoteRole).toString();
+  // Read afresh at each paint (a stat per item): a download since the list was filled shows as "downloaded".
+  QString note = officialWeightsNote(index.data(Qt::DisplayRole).toString());
+  if (note.isEmpty()) note = index.data(kNoteRole).toString();
   if (!note.isEmpty()) option->text += "   (" + note + ")";
 }
 
@@ -34,6 +53,7 @@ void addOfficialWeightsItems(QComboBox* combo) {
             .arg(name, QString::fromStdString(ywb::weightsCacheDir())),
         Qt::ToolTipRole);
   }
+  widenPopup(combo);
 }
 
 void refreshOfficialWeightsItems(QComboBox* combo) {
@@ -41,6 +61,7 @@ void refreshOfficialWeightsItems(QComboBox* combo) {
     const QString note = officialWeightsNote(combo->itemText(i));
     if (!note.isEmpty()) combo->setItemData(i, note, OfficialWeightsDelegate::kNoteRole);
   }
+  widenPopup(combo);
 }
 
 }  // namespace ywb::gui

@@ -8,8 +8,8 @@ class QComboBox;
 
 namespace ywb::gui {
 
-/// Draws a chooser's items as "<text>   <note>", the note being the item's Qt::UserRole + 1 data (the combo's
-/// own text stays the bare name, which is what the argument gets).
+/// Draws a chooser's items as "<text>   (<note>)": an official name's size and status as they are now, else
+/// the item's kNoteRole data (the combo's own text stays the bare name, which is what the argument gets).
 class OfficialWeightsDelegate : public QStyledItemDelegate {
   Q_OBJECT
  public:

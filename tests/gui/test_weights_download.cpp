@@ -48,6 +48,7 @@ class TestWeightsDownload : public QObject {
       dlg.show();
       QTRY_VERIFY_WITH_TIMEOUT(dlg.value() > 0, 10000);  // kilobytes received, shown while downloading
       QCOMPARE(dlg.maximum(), int(QFileInfo(served_.filePath("yolov8n.pt")).size() / 1024));
+      QTRY_VERIFY_WITH_TIMEOUT(dlg.value() > dlg.maximum() / 20, 10000);  // 5%: ~1 s at 320 KB/s
       dlg.grab().save(QDir::temp().filePath("ywb-weights-download-dialog.png"));
       // Cancel, as a user clicks it: the worker stops at its next progress callback.
       auto* cancel = dlg.findChild<QPushButton*>();
@@ -89,6 +90,13 @@ class TestWeightsDownload : public QObject {
       c->setCurrentIndex(v8);
       QCOMPARE(tab.value(name), QString("yolov8n.pt"));  // the argument is the bare name
     }
+    // A look at the list as a user opens it (the note drawn after each official name).
+    tab.show();
+    auto* model = qobject_cast<QComboBox*>(tab.editor("model"));
+    model->showPopup();
+    QTest::qWait(200);
+    model->view()->window()->grab().save(QDir::temp().filePath("ywb-weights-model-chooser.png"));
+    model->hidePopup();
     qunsetenv("YWB_WEIGHTS_DIR");
   }
 };

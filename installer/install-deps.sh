@@ -15,6 +15,7 @@ done
 
 pkgs=(
   build-essential cmake ninja-build ccache pkg-config git dpkg-dev file
+  python3
   clang-format
   libtorch-dev libopenblas0-pthread
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev

@@ -1,6 +1,7 @@
 #include "export_tab.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -18,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "opened_path.h"
+#include "weights_download_dialog.h"
 
 namespace ywb::gui {
 namespace {
@@ -213,11 +215,19 @@ ExportOptions ExportTab::options() const {
 
 void ExportTab::startExport() {
   if (worker_) return;
-  const ExportOptions o = options();
+  ExportOptions o = options();
   if (o.weights.empty()) {
     showError(tr("choose the weights to export"));
     return;
   }
+  QString error;  // an official name: fetched with a progress dialog, exported beside the working folder
+  const QString weights = WeightsDownloadDialog::resolve(this, QString::fromStdString(o.weights), &error);
+  if (weights.isEmpty()) {
+    showError(error);
+    return;
+  }
+  if (weights.toStdString() != o.weights && o.out_dir.empty()) o.out_dir = QDir::currentPath().toStdString();
+  o.weights = weights.toStdString();
   auto outcome = std::make_shared<Outcome>();
   // The engine call (load, fuse, build, write, verify with a second runtime) takes seconds to minutes.
   worker_ = QThread::create([o, outcome] {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "official_weights_items.h"
 #include "opened_path.h"
 #include "ywb/doctor.h"
 #include "ywb/error.h"
@@ -211,11 +212,17 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
       break;
     }
     case ywb::ArgType::String: {
-      if (spec.name == "model") {
-        // The built-in families and scales (YOLOv8, YOLO11) to pick from; a path can still be typed.
+      if (spec.name == "model" || spec.name == "pretrained") {
+        // The built-in families and scales (YOLOv8, YOLO11) for model, and the official pretrained weights
+        // (downloaded on first use) for both; a path can still be typed.
         auto* c = new QComboBox(this);
         c->setEditable(true);
-        for (const auto& x : ywb::builtInModelNames()) c->addItem(QString::fromStdString(x));
+        if (spec.name == "model") {
+          for (const auto& x : ywb::builtInModelNames()) c->addItem(QString::fromStdString(x));
+        } else {
+          c->addItem(QString());  // no transfer
+        }
+        addOfficialWeightsItems(c);
         c->setCurrentText(QString::fromStdString(spec.default_text));
         connect(c, &QComboBox::currentTextChanged, this, changed);
         w = c;

@@ -29,6 +29,7 @@
 #include "train_args_model.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "weights_download_dialog.h"
 #include "ywb/quick_start.h"
 #include "ywb/version.h"
 
@@ -270,6 +271,8 @@ void MainWindow::buildMenus() {
   }
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->addAction(tr("Environment &doctor"), system_, &SystemPanel::runDoctorAsync);
+  tools->addAction(tr("&Weights download address..."), this,
+                   [this] { WeightsDownloadDialog::editBaseUrlSetting(this); });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About"), this, [this] {
     QMessageBox::about(this, tr("About YOLO Workbench"),

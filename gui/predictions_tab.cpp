@@ -20,6 +20,7 @@
 #include "box_image_view.h"
 #include "metric_chart.h"
 #include "opened_path.h"
+#include "weights_download_dialog.h"
 
 namespace ywb::gui {
 
@@ -125,11 +126,20 @@ void PredictionsTab::setDataset(const QString& yaml) {
 
 void PredictionsTab::validate() {
   if (busy_ || weights_->text().isEmpty() || data_->text().isEmpty()) return;
+  QString fetch_error;
+  const QString weights =
+      WeightsDownloadDialog::resolve(this, weights_->text(), &fetch_error);  // official names
+  if (weights.isEmpty()) {
+    summary_->setText(tr("Validation failed: %1").arg(fetch_error));
+    Q_EMIT logLine(summary_->text());
+    Q_EMIT validated(false);
+    return;
+  }
   busy_ = true;
   summary_->setText(tr("Validating %1 ...").arg(weights_->text()));
   ywb::ValOptions o;
   o.data = data_->text().toStdString();
-  o.weights = weights_->text().toStdString();
+  o.weights = weights.toStdString();
   o.iou = iou_->value() / 100.0;
   o.keep_detections = true;
   o.workers = 2;

@@ -19,6 +19,7 @@
 #include "metric_chart.h"
 #include "system_sampler.h"
 #include "training_controller.h"
+#include "weights_download_dialog.h"
 #include "ywb/run_record.h"
 #include "ywb/trainer.h"
 
@@ -162,6 +163,18 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
     for (MetricChart* c : charts_) c->clearData();
     last_x_ = 0;
     lr_split_ = {-1, -1};
+  }
+  if (!resuming) {
+    // Official weights named in model=/pretrained= are fetched here with a progress dialog (Cancel stops it);
+    // the trainer then finds them in the weights cache.
+    for (const std::string& w : {args.model, args.pretrained}) {
+      QString error;
+      if (!w.empty() && WeightsDownloadDialog::resolve(this, QString::fromStdString(w), &error).isEmpty()) {
+        log_->appendLine(tr("Not started: %1").arg(error));
+        Q_EMIT logLine(tr("Not started: %1").arg(error));
+        return;
+      }
+    }
   }
   sample_offset_ = -1;
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");

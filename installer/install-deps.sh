@@ -15,10 +15,11 @@ done
 
 pkgs=(
   build-essential cmake ninja-build ccache pkg-config git dpkg-dev file
+  python3
   clang-format
   libtorch-dev libopenblas0-pthread
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev
-  libturbojpeg0-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev
+  libturbojpeg0-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libgloo-dev
 )
 if [ "$gui" = 1 ]; then

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/verb_registry.h"
+#include "cli/weights_arg.h"
 #include "ywb/export.h"
 
 namespace ywb::cli {
@@ -20,7 +21,7 @@ int runExport(const Args& a) {
   a.requireKnown({"weights", "format", "imgsz", "half", "dynamic", "batch", "opset", "verify", "source",
                   "verify_images", "out_dir", "name"});
   ExportOptions o;
-  o.weights = a.str("weights");
+  o.weights = resolveWeightsArg(a.str("weights"), a.json);
   if (o.weights.empty())
     return reportError(a, "weights=FILE is required (a checkpoint or weights .safetensors)");
   o.formats = splitList(a.str("format", "safetensors"));
@@ -33,6 +34,9 @@ int runExport(const Args& a) {
   o.verify_source = a.str("source");
   o.verify_images = int(a.integer("verify_images", 4));
   o.out_dir = a.str("out_dir");
+  // An official name (weights=yolo11n.pt) resolved into the weights cache: export into the working folder,
+  // never into the cache.
+  if (o.out_dir.empty() && o.weights != a.str("weights")) o.out_dir = ".";
   o.name = a.str("name");
   const ExportReport r = exportWeights(o);
   if (a.json)
@@ -49,7 +53,8 @@ const RegisterVerb reg{
      "weights=FILE format=safetensors,onnx [imgsz=from weights] [half=false] [dynamic=false] [batch=1]\n"
      "        [opset=12] [verify=true] [source=IMAGE|DIR] [verify_images=4] [out_dir=DIR] [name=STEM] "
      "[--json]\n\n"
-     "weights= is a training checkpoint (its EMA weights are exported) or exported safetensors weights.\n"
+     "weights= is a training checkpoint (its EMA weights are exported) or exported safetensors weights,\n"
+     "or an official name (yolo11n.pt, `ywb weights list`; exported into the working folder).\n"
      "  safetensors  the (unfused) state dict with Ultralytics key names and ywb-weights/1 metadata (names,\n"
      "               nc, imgsz, yaml, args, metrics, version): <stem>.weights.safetensors, with half=true\n"
      "               fp16 tensors in <stem>.weights-fp16.safetensors. Verified by reading it back bit for "

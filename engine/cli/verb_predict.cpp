@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/verb_registry.h"
+#include "cli/weights_arg.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
 
@@ -13,7 +14,7 @@ int runPredict(const Args& a) {
   a.requireKnown({"weights", "source", "conf", "iou", "imgsz", "max_det", "device", "project", "name",
                   "save_txt", "agnostic_nms"});
   PredictOptions o;
-  o.weights = a.str("weights");
+  o.weights = resolveWeightsArg(a.str("weights"), a.json);
   o.source = a.str("source");
   o.conf = a.number("conf", o.conf);
   o.iou = a.number("iou", o.iou);
@@ -57,7 +58,8 @@ const RegisterVerb reg{
      "[--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "prediction\n"
-     "file labels/<stem>.txt per image (class cx cy w h confidence, normalised).",
+     "file labels/<stem>.txt per image (class cx cy w h confidence, normalised). weights= may also be an\n"
+     "official name (yolo11n.pt, `ywb weights list`).",
      runPredict}};
 
 }  // namespace

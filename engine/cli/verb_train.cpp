@@ -5,6 +5,7 @@
 
 #include "cli/train_progress.h"
 #include "cli/verb_registry.h"
+#include "cli/weights_arg.h"
 #include "ywb/dist.h"
 #include "ywb/train_args.h"
 #include "ywb/trainer.h"
@@ -46,6 +47,10 @@ int runTrain(const Args& a) {
   // with torchrun's variables), relay rank 0's output and fail if any rank fails.
   // Counted from the arguments the run will use: a resumed run keeps its checkpoint's layout.
   const TrainArgs resolved = resolveTrainArgs(args);
+  // Official names (model=yolo11n.pt, pretrained=yolov8s.pt) are fetched here, with a progress bar, before
+  // any rank starts; the trainer then finds them in the weights cache, and the run records the name.
+  resolveWeightsArg(resolved.model, a.json);
+  resolveWeightsArg(resolved.pretrained, a.json);
   const int ranks = localRanksRequested(resolved.device, resolved.world);
   if (!distEnvFromEnvironment().present && ranks > 1) {
     LaunchOptions lo;
@@ -92,7 +97,9 @@ std::string trainHelp() {
       "`ywb train resume=runs/detect/NAME` continues (with epochs=N it trains a run longer; patience, time,\n"
       "workers, device and on_save_error may change too). `kill -USR1 PID` pauses before the next step and\n"
       "continues on the next SIGUSR1 (all ranks of a distributed run). --json prints one JSON event per\n"
-      "line.\n\narguments:\n";
+      "line. model= and pretrained= may name official weights (yolov8n.pt ... yolo26x.pt, `ywb weights "
+      "list`):\n"
+      "they are downloaded into the weights cache on first use.\n\narguments:\n";
   std::string group;
   for (const auto& s : trainArgSpecs()) {
     if (s.group != group) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/verb_registry.h"
+#include "cli/weights_arg.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
 
@@ -14,7 +15,7 @@ int runVal(const Args& a) {
                   "save_json", "project", "name", "split"});
   ValOptions o;
   o.data = a.str("data");
-  o.weights = a.str("weights");
+  o.weights = resolveWeightsArg(a.str("weights"), a.json);
   o.split = a.str("split", o.split);
   o.imgsz = int(a.integer("imgsz", 0));
   o.batch = int(a.integer("batch", o.batch));
@@ -83,7 +84,7 @@ const RegisterVerb reg{
      "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
      "checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes the\n"
      "detections as Ultralytics does (COCO results; image_id = file stem, category_id = class + 1) to a\n"
-     "new run folder.",
+     "new run folder. weights= may also be an official name (yolo11n.pt, `ywb weights list`).",
      runVal}};
 
 }  // namespace

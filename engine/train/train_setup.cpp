@@ -27,6 +27,7 @@
 #include "train/resume_args.h"
 #include "train/train_session.h"
 #include "train/validator.h"
+#include "ywb/pretrained.h"
 #include "ywb/trainer.h"
 
 namespace ywb {
@@ -114,16 +115,20 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   std::string model_src = a.model;
   NamedTensors start;
   std::string start_from;
-  if (hasWeightsSuffix(a.model) && !isWeightsPath(a.model))
-    fail("model=", a.model, ": no such file (weights are read from disk; nothing is downloaded)");
-  if (isWeightsPath(a.model)) {
-    WeightsWithModel w = readWeightsWithModel(a.model);
+  // An official name (model=yolo11n.pt) is the file in the weights cache, downloaded there first when missing
+  // (ywb/pretrained.h); the run keeps recording the name.
+  WeightsFetchOptions fetch;
+  fetch.note = [&s](const std::string& line) { s.log(line); };
+  const std::string model_file = resolveWeights(a.model, fetch);
+  if (hasWeightsSuffix(model_file) && !isWeightsPath(model_file)) fail("model=", a.model, ": no such file");
+  if (isWeightsPath(model_file)) {
+    WeightsWithModel w = readWeightsWithModel(model_file);
     model_src = w.yaml;
     start = std::move(w.tensors);
     start_from = a.model;
   }
   if (!a.pretrained.empty() && !resume) {
-    start = readModelTensors(a.pretrained);
+    start = readModelTensors(resolveWeights(a.pretrained, fetch));
     start_from = a.pretrained;
   }
   s.model = model::buildModel(model_src, s.nc);

@@ -63,6 +63,22 @@
         <source>Datasets, training arguments and weights (*.yaml *.yml %1)</source>
         <translation>数据集、训练参数和权重 (*.yaml *.yml %1)</translation>
     </message>
+    <message>
+        <source>about %1</source>
+        <translation>约 %1</translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>will download</source>
+        <translation>将下载</translation>
+    </message>
+    <message>
+        <source>COCO-pretrained %1 (Ultralytics, AGPL-3.0); downloaded into %2 on first use</source>
+        <translation>COCO 预训练的 %1（Ultralytics，AGPL-3.0）；首次使用时下载到 %2</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -851,6 +867,10 @@
         <source>Open a dataset folder (with its data.yaml) or a run folder</source>
         <translation>打开数据集文件夹（含 data.yaml）或运行文件夹</translation>
     </message>
+    <message>
+        <source>&amp;Weights download address...</source>
+        <translation>权重下载地址(&amp;W)...</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::PredictionsTab</name>
@@ -1413,6 +1433,45 @@
     <message>
         <source>groups differ in epochs %1-%2; one line where they coincide</source>
         <translation>参数组在第 %1-%2 轮不同；相同时显示为一条线</translation>
+    </message>
+    <message>
+        <source>Not started: %1</source>
+        <translation>未开始：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ywb::gui::WeightsDownloadDialog</name>
+    <message>
+        <source>Downloading weights</source>
+        <translation>正在下载权重</translation>
+    </message>
+    <message>
+        <source>Downloading %1 (%2%3)
+from %4/%1
+(Ultralytics&apos; weights, AGPL-3.0)</source>
+        <translation>正在下载 %1（%2%3）
+来源 %4/%1
+（Ultralytics 的权重，AGPL-3.0）</translation>
+    </message>
+    <message>
+        <source>about </source>
+        <translation>约 </translation>
+    </message>
+    <message>
+        <source>Cancelling ...</source>
+        <translation>正在取消……</translation>
+    </message>
+    <message>
+        <source>Weights download address</source>
+        <translation>权重下载地址</translation>
+    </message>
+    <message>
+        <source>Official weights are fetched from &lt;address&gt;/&lt;file name&gt;.
+Empty: %1
+(%2 overrides this setting.)</source>
+        <translation>官方权重从 &lt;地址&gt;/&lt;文件名&gt; 下载。
+留空：%1
+（%2 优先于此设置。）</translation>
     </message>
 </context>
 </TS>

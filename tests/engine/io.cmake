@@ -7,3 +7,4 @@ ywb_add_test(test_run_record SOURCES test_run_record.cpp LABELS unit ENGINE_INTE
 # Replay of the user-file parser fuzz corpora (tests/fuzz): labels, data.yaml, args YAML, COCO JSON.
 ywb_add_test(test_fuzz_corpora SOURCES test_fuzz_corpora.cpp ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_parsers.cpp
              LABELS unit ENGINE_INTERNAL TIMEOUT 120)
+ywb_add_test(test_weights_fetch SOURCES test_weights_fetch.cpp LABELS unit TIMEOUT 120)

@@ -110,7 +110,8 @@ class TestEndToEndLoss : public QObject {
     QVERIFY(at::isfinite(many[0].grad()).all().item<bool>());
     QVERIFY(one[0].grad().abs().sum().item<double>() > 0);
     // Maps of a DFL head (4*16+nc channels) given to a reg_max 1 loss, or no one-to-one maps: a clear error.
-    QVERIFY_EXCEPTION_THROWN(DetectionLoss(yolo26Options())({at::zeros({1, 66, 4, 8})}, gtRow()), ywb::Error);
+    const DetectionLoss plain(yolo26Options());
+    QVERIFY_EXCEPTION_THROWN(plain({at::zeros({1, 66, 4, 8})}, gtRow()), ywb::Error);
     QVERIFY_EXCEPTION_THROWN(loss({grownBoxMaps(), {}}, gtRow(), 0.8), ywb::Error);
   }
 

@@ -1,8 +1,7 @@
 #include "loss/end_to_end_loss.h"
 
-#include <algorithm>
-
 #include "core/error.h"
+#include "loss/o2m_schedule.h"
 
 namespace ywb::loss {
 
@@ -34,7 +33,7 @@ EndToEndLossResult EndToEndLoss::operator()(const BranchMaps& maps, const Groupe
   const double batch = double(maps.one2many[0].size(0));
   const at::Tensor many = one2many_.terms(maps.one2many, targets);
   const at::Tensor one = one2one_.terms(maps.one2one, targets);
-  const double o2o = std::max(1.0 - o2m, 0.0);
+  const double o2o = O2mSchedule::o2oFor(o2m);
   // As Ultralytics: each branch's terms times the batch size, weighted, then summed.
   const at::Tensor total = ((many * batch) * o2m + (one * batch) * o2o).sum();
   return {total, one.detach(), many.detach()};

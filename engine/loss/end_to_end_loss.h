@@ -31,7 +31,7 @@ class EndToEndLoss {
   /// branch is the same with top-k 7 and a second top-k of 1.
   explicit EndToEndLoss(const DetectionLossOptions& options);
 
-  /// o2m: the one-to-many weight in force this epoch (O2mSchedule::o2m()); o2o is max(1 - o2m, 0).
+  /// o2m: the one-to-many weight in force this epoch (O2mSchedule::o2m()); o2o is O2mSchedule::o2oFor(o2m).
   EndToEndLossResult operator()(const BranchMaps& maps, const GroupedTargets& targets, double o2m) const;
   /// The same from [M,6] target rows (read back to the host once to group them).
   EndToEndLossResult operator()(const BranchMaps& maps, const at::Tensor& targets, double o2m) const;

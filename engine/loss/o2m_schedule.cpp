@@ -9,13 +9,17 @@ namespace ywb::loss {
 O2mSchedule::O2mSchedule(int epochs, int epoch) : epochs_(epochs), epoch_(epoch) {
   if (epochs < 1 || epoch < 0) fail("o2m schedule: epoch ", epoch, " of ", epochs);
   o2m_ = o2mAt(epoch_, epochs_);
-  o2o_ = std::max(1.0 - o2m_, 0.0);
+  o2o_ = o2oFor(o2m_);
 }
 
 void O2mSchedule::update() {
   ++epoch_;
   o2m_ = o2mAt(epoch_, epochs_);
-  o2o_ = std::max(1.0 - o2m_, 0.0);
+  o2o_ = o2oFor(o2m_);
+}
+
+double O2mSchedule::o2oFor(double o2m) {
+  return std::max(1.0 - o2m, 0.0);
 }
 
 double O2mSchedule::o2mAt(int epoch, int epochs) {

@@ -24,6 +24,8 @@ class O2mSchedule {
 
   /// The one-to-many weight in force while training (0-based) `epoch` of `epochs`.
   static double o2mAt(int epoch, int epochs);
+  /// The one-to-one weight that goes with a one-to-many weight: max(1 - o2m, 0).
+  static double o2oFor(double o2m);
 
   static constexpr double kStart = 0.8;  ///< o2m while training epoch 0
   static constexpr double kFinal = 0.1;  ///< o2m at the last epoch

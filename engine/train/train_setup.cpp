@@ -32,6 +32,18 @@
 namespace ywb {
 namespace {
 
+// The loss of a run: the model's classes, strides and box encoding, the run's gains, and Ultralytics 8.4's
+// small-box candidate rule (every family since 8.4.0) unless the run replays Ultralytics 8.3.253's reference
+// run draw for draw (ultralytics_stream), whose losses it must repeat.
+loss::DetectionLossOptions lossOptions(const TrainSession& s, const TrainArgs& a) {
+  loss::DetectionLossOptions o;
+  o.nc = s.nc;
+  o.strides = s.model->strides();
+  o.gains = {a.box, a.cls, a.dfl};
+  o.small_box_rule = a.ultralytics_stream < 0;
+  return o;
+}
+
 std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg, const std::string& split) {
   ScanOptions so;
   so.workers = s.args.workers;
@@ -112,18 +124,6 @@ void ampCheck(TrainSession& s) {
   s.amp_dtype = dtype;
   s.amp_note = want;
   s.log("AMP check passed (" + want + ": " + os.str() + ")");
-}
-
-// The loss of a run: the model's classes, strides and box encoding, the run's gains, and Ultralytics 8.4's
-// small-box candidate rule (every family since 8.4.0) unless the run replays Ultralytics 8.3.253's reference
-// run draw for draw (ultralytics_stream), whose losses it must repeat.
-loss::DetectionLossOptions lossOptions(const TrainSession& s, const TrainArgs& a) {
-  loss::DetectionLossOptions o;
-  o.nc = s.nc;
-  o.strides = s.model->strides();
-  o.gains = {a.box, a.cls, a.dfl};
-  o.small_box_rule = a.ultralytics_stream < 0;
-  return o;
 }
 
 }  // namespace

@@ -7,13 +7,46 @@
 
 namespace ywb::loss {
 
-using model::kRegMax;
+namespace {
+
+DetectionLossOptions options83(int64_t nc, std::vector<int64_t> strides, LossGains gains) {
+  DetectionLossOptions o;
+  o.nc = nc;
+  o.strides = std::move(strides);
+  o.gains = gains;
+  o.small_box_rule = false;
+  return o;
+}
+
+TalOptions talOptions(const DetectionLossOptions& o) {
+  TalOptions t;
+  t.topk = o.topk;
+  t.nc = o.nc;
+  t.alpha = 0.5;
+  t.beta = 6.0;
+  t.eps = 1e-9;
+  t.topk2 = o.topk2;
+  if (o.small_box_rule && !o.strides.empty()) {
+    // 8.4: sides under the finest stride (8) widen to the next one (16).
+    t.small_side = double(o.strides[0]);
+    t.small_side_to = double(o.strides.size() > 1 ? o.strides[1] : 2 * o.strides[0]);
+  }
+  return t;
+}
+
+}  // namespace
 
 DetectionLoss::DetectionLoss(const model::DetectionModel& m, LossGains gains)
     : DetectionLoss(m->nc(), m->strides(), gains) {}
 
 DetectionLoss::DetectionLoss(int64_t nc, std::vector<int64_t> strides, LossGains gains)
-    : nc_(nc), strides_(std::move(strides)), gains_(gains), assigner_(TalOptions{10, nc, 0.5, 6.0, 1e-9}) {}
+    : DetectionLoss(options83(nc, std::move(strides), gains)) {}
+
+DetectionLoss::DetectionLoss(DetectionLossOptions options)
+    : opt_(std::move(options)), assigner_(talOptions(opt_)) {
+  if (opt_.reg_max < 1) fail("loss: reg_max ", opt_.reg_max, " (need 1, no DFL, or more bins)");
+  if (opt_.strides.empty()) fail("loss: no strides");
+}
 
 PaddedTargets scaleTargets(const GroupedTargets& g, double img_w, double img_h) {
   // Scale first, then convert, as the reference does (the same float rounding); padding stays 0.
@@ -27,32 +60,45 @@ PaddedTargets padTargets(const at::Tensor& targets, int64_t batch, int64_t nc, d
 
 LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats, const at::Tensor& targets) const {
   if (feats.empty()) fail("loss: no feature maps");
-  return (*this)(feats, groupTargets(targets, feats[0].size(0), nc_).to(feats[0].device(), false));
+  return (*this)(feats, groupTargets(targets, feats[0].size(0), opt_.nc).to(feats[0].device(), false));
 }
 
-LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats_in,
+LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats,
                                      const GroupedTargets& targets) const {
-  if (feats_in.size() != strides_.size())
-    fail("loss: ", feats_in.size(), " maps for ", strides_.size(), " strides");
-  const int64_t b = feats_in[0].size(0), no = 4 * kRegMax + nc_;
+  const at::Tensor items = terms(feats, targets);
+  return {items.sum() * double(feats[0].size(0)), items.detach()};
+}
+
+at::Tensor DetectionLoss::terms(const std::vector<at::Tensor>& feats_in,
+                                const GroupedTargets& targets) const {
+  const auto& strides = opt_.strides;
+  const int64_t nc = opt_.nc, reg_max = opt_.reg_max;
+  if (feats_in.size() != strides.size())
+    fail("loss: ", feats_in.size(), " maps for ", strides.size(), " strides");
+  const int64_t b = feats_in[0].size(0), no = 4 * reg_max + nc;
   std::vector<at::Tensor> feats, flat;
   for (const auto& f : feats_in) {
-    if (f.size(1) != no) fail("loss: map has ", f.size(1), " channels, expected 4*16+nc = ", no);
+    if (f.size(1) != no)
+      fail("loss: map has ", f.size(1), " channels, expected 4*reg_max+nc = 4*", reg_max, "+", nc, " = ", no);
     feats.push_back(f.to(at::kFloat));  // the loss runs in float32 even under mixed precision
     flat.push_back(feats.back().view({b, no, -1}));
   }
-  const auto parts = at::cat(flat, 2).split_with_sizes({4 * kRegMax, nc_}, 1);
-  const at::Tensor pred_dist = parts[0].permute({0, 2, 1}).contiguous();    // [B,A,64]
+  const auto parts = at::cat(flat, 2).split_with_sizes({4 * reg_max, nc}, 1);
+  const at::Tensor pred_dist = parts[0].permute({0, 2, 1}).contiguous();    // [B,A,4*reg_max]
   const at::Tensor pred_scores = parts[1].permute({0, 2, 1}).contiguous();  // [B,A,nc]
-  const double img_h = double(feats[0].size(2) * strides_[0]), img_w = double(feats[0].size(3) * strides_[0]);
-  auto [anchors, stride_t] = model::makeAnchors(feats, strides_, 0.5);
+  const double img_h = double(feats[0].size(2) * strides[0]), img_w = double(feats[0].size(3) * strides[0]);
+  auto [anchors, stride_t] = model::makeAnchors(feats, strides, 0.5);
 
   if (targets.mask.size(0) != b) fail("loss: targets for ", targets.mask.size(0), " images, maps for ", b);
   const PaddedTargets gt = scaleTargets(targets, img_w, img_h);
   const int64_t a = pred_dist.size(1);
-  // Predicted boxes in grid units: expected distance per side from its DFL distribution.
-  const at::Tensor proj = at::arange(kRegMax, pred_dist.options());
-  const at::Tensor dist = pred_dist.view({b, a, 4, kRegMax}).softmax(3).matmul(proj);
+  // Predicted boxes in grid units: with DFL the expected distance per side from its distribution, without
+  // it the four channels themselves.
+  at::Tensor dist = pred_dist;
+  if (reg_max > 1) {
+    const at::Tensor proj = at::arange(reg_max, pred_dist.options());
+    dist = pred_dist.view({b, a, 4, reg_max}).softmax(3).matmul(proj);
+  }
   const at::Tensor pred_bboxes = model::dist2bbox(dist, anchors, false, -1);  // [B,A,4] xyxy
 
   const Assignment as = assigner_(pred_scores.detach().sigmoid(), pred_bboxes.detach() * stride_t,
@@ -68,13 +114,22 @@ LossResult DetectionLoss::operator()(const std::vector<at::Tensor>& feats_in,
   const at::Tensor weight = as.scores.sum(-1).index({fg}).unsqueeze(-1);  // [K,1]
   const at::Tensor iou = bboxIoU(pred_bboxes.index({fg}), target_bboxes.index({fg}), false, true);
   const at::Tensor loss_box = ((1.0 - iou) * weight).sum() / score_sum;
-  const at::Tensor target_ltrb = bbox2dist(anchors, target_bboxes, double(kRegMax - 1));
-  const at::Tensor loss_dfl =
-      (dflLoss(pred_dist.index({fg}).view({-1, kRegMax}), target_ltrb.index({fg})) * weight).sum() /
-      score_sum;
-
-  const at::Tensor items = at::stack({loss_box * gains_.box, loss_cls * gains_.cls, loss_dfl * gains_.dfl});
-  return {items.sum() * double(b), items.detach()};
+  at::Tensor loss_dfl;
+  if (reg_max > 1) {
+    const at::Tensor target_ltrb = bbox2dist(anchors, target_bboxes, double(reg_max - 1));
+    loss_dfl = (dflLoss(pred_dist.index({fg}).view({-1, reg_max}), target_ltrb.index({fg})) * weight).sum() /
+               score_sum;
+  } else {
+    // L1 between predicted and target distances, both in pixels (grid units x stride) divided by the image
+    // width (left, right) or height (top, bottom), averaged over the four sides.
+    const at::Tensor size = at::tensor({img_w, img_h, img_w, img_h}, pred_dist.options());
+    const at::Tensor target_ltrb = ltrbDistances(anchors, target_bboxes) * stride_t / size;
+    const at::Tensor pred_ltrb = pred_dist * stride_t / size;
+    loss_dfl =
+        ((pred_ltrb.index({fg}) - target_ltrb.index({fg})).abs().mean(-1, true) * weight).sum() / score_sum;
+  }
+  const LossGains& g = opt_.gains;
+  return at::stack({loss_box * g.box, loss_cls * g.cls, loss_dfl * g.dfl});
 }
 
 }  // namespace ywb::loss

@@ -1,6 +1,8 @@
 // YOLOv8 detection loss: task-aligned assignment, CIoU + DFL box losses on positives weighted by their soft
 // scores, BCE on all anchors' class logits against the soft scores; each normalised by the sum of target
-// scores, scaled by the gains. Thread rules: const after construction; operator() is reentrant.
+// scores, scaled by the gains. With reg_max 1 (YOLO26) the box channels are plain distances and an L1 loss
+// on image-normalised distances takes DFL's slot. Thread rules: const after construction; operator() is
+// reentrant.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -16,7 +18,22 @@ namespace ywb::loss {
 struct LossGains {
   double box = 7.5;
   double cls = 0.5;
-  double dfl = 1.5;
+  double dfl = 1.5;  ///< with reg_max 1: the gain of the L1 term in DFL's slot
+};
+
+/// Everything one task-aligned loss needs besides the maps and targets.
+struct DetectionLossOptions {
+  int64_t nc = 80;
+  std::vector<int64_t> strides{8, 16, 32};
+  int64_t reg_max = 16;  ///< DFL bins per box side; 1: no DFL, the box channels are distances
+  LossGains gains;
+  int64_t topk = 10;  ///< the assigner's top-k (one-to-one branch: 7)
+  int64_t topk2 = 0;  ///< the assigner's second top-k (one-to-one branch: 1); 0: none
+  /// Ultralytics 8.4's small-box candidate rule (on for every family since 8.4.0): a GT side under the
+  /// finest stride (8 px) counts as the next stride (16 px) when picking candidate anchors. Off replays
+  /// Ultralytics 8.3.253, whose loss fixtures (with boxes of 1-7 px in loss-yolov8n-coco-seed1) and
+  /// reference training run must stay bit-identical.
+  bool small_box_rule = true;
 };
 
 struct LossResult {
@@ -26,23 +43,28 @@ struct LossResult {
 
 class DetectionLoss {
  public:
+  /// The model's nc and strides with Ultralytics 8.3's rules (no small-box rule), as the YOLOv8/YOLO11
+  /// reference fixtures and runs of 8.3.253 were made; pass options for 8.4's.
   DetectionLoss(const model::DetectionModel& model, LossGains gains = {});
   DetectionLoss(int64_t nc, std::vector<int64_t> strides, LossGains gains = {});
+  explicit DetectionLoss(DetectionLossOptions options);
 
-  /// feats: the model's raw maps [N, 4*16+nc, H/s, W/s]; targets [M,6] rows (image index, class, cx, cy, w,
-  /// h) with the box normalised to the input image. Any M >= 0, boxes anywhere (clipped by the assignment).
-  /// Reads the rows back to the host once to group them (validation, tests).
+  /// feats: the model's raw maps [N, 4*reg_max+nc, H/s, W/s]; targets [M,6] rows (image index, class, cx,
+  /// cy, w, h) with the box normalised to the input image. Any M >= 0, boxes anywhere (clipped by the
+  /// assignment). Reads the rows back to the host once to group them (validation, tests).
   LossResult operator()(const std::vector<at::Tensor>& feats, const at::Tensor& targets) const;
   /// The same loss from targets the loader grouped on the host (groupTargets), already on the maps' device:
   /// no device-to-host read (the training step).
   LossResult operator()(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
+  /// The three terms box, cls, dfl (gains applied) as a [3] tensor that keeps its graph: operator()'s items
+  /// before detaching (the end-to-end loss weighs two branches' terms).
+  at::Tensor terms(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
 
-  const LossGains& gains() const { return gains_; }
+  const LossGains& gains() const { return opt_.gains; }
+  const DetectionLossOptions& options() const { return opt_; }
 
  private:
-  int64_t nc_;
-  std::vector<int64_t> strides_;
-  LossGains gains_;
+  DetectionLossOptions opt_;
   TaskAlignedAssigner assigner_;
 };
 

@@ -2,9 +2,13 @@
 
 namespace ywb::loss {
 
-at::Tensor bbox2dist(const at::Tensor& anchor_points, const at::Tensor& bbox, double max_bin) {
+at::Tensor ltrbDistances(const at::Tensor& anchor_points, const at::Tensor& bbox) {
   const auto xy = bbox.chunk(2, -1);
-  return at::cat({anchor_points - xy[0], xy[1] - anchor_points}, -1).clamp(0, max_bin - 0.01);
+  return at::cat({anchor_points - xy[0], xy[1] - anchor_points}, -1);
+}
+
+at::Tensor bbox2dist(const at::Tensor& anchor_points, const at::Tensor& bbox, double max_bin) {
+  return ltrbDistances(anchor_points, bbox).clamp(0, max_bin - 0.01);
 }
 
 at::Tensor dflLoss(const at::Tensor& pred_dist, const at::Tensor& target) {

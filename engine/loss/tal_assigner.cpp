@@ -1,6 +1,7 @@
 #include "loss/tal_assigner.h"
 
 #include "loss/box_iou.h"
+#include "model/box_decode.h"
 
 namespace ywb::loss {
 
@@ -17,6 +18,14 @@ at::Tensor TaskAlignedAssigner::candidatesInGts(const at::Tensor& anchors, const
       .logical_and_((side(3) - y).gt(eps));
 }
 
+at::Tensor TaskAlignedAssigner::widenSmallBoxes(const at::Tensor& xyxy, double below, double to) {
+  const auto corners = xyxy.split(2, -1);  // x1y1, x2y2
+  const at::Tensor centre = (corners[0] + corners[1]) / 2;
+  const at::Tensor size = corners[1] - corners[0];
+  const at::Tensor widened = at::where(size.lt(below), at::full({}, to, size.options()), size);
+  return model::xywh2xyxy(at::cat({centre, widened}, -1));
+}
+
 Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at::Tensor& pd_bboxes,
                                            const at::Tensor& anchors, const at::Tensor& gt_labels,
                                            const at::Tensor& gt_bboxes, const at::Tensor& mask_gt) const {
@@ -31,8 +40,11 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
     out.gt_index = at::zeros({b, a}, pd_scores.options().dtype(at::kLong));
     return out;
   }
-  const at::Tensor real = mask_gt.to(at::kBool);                                        // [B,M,1]
-  const at::Tensor in_gts = candidatesInGts(anchors, gt_bboxes, opt_.eps);              // [B,M,A]
+  const at::Tensor real = mask_gt.to(at::kBool);  // [B,M,1]
+  // The small-box rule only changes which anchors are candidates; 8.3's path computes exactly what it did.
+  const at::Tensor cand_boxes =
+      opt_.small_side > 0 ? widenSmallBoxes(gt_bboxes, opt_.small_side, opt_.small_side_to) : gt_bboxes;
+  const at::Tensor in_gts = candidatesInGts(anchors, cand_boxes, opt_.eps);             // [B,M,A]
   const at::Tensor cand = in_gts.logical_and(real);                                     // [B,M,A]
   const at::Tensor labels = gt_labels.to(at::kLong).squeeze(-1).clamp(0, opt_.nc - 1);  // [B,M]
 
@@ -68,6 +80,12 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
     const at::Tensor best = overlaps.permute({0, 2, 1}).index({bi, ai}).argmax(1);  // [K]
     mask_pos.index_put_({bi, at::indexing::Slice(), ai}, at::zeros({1}, mask_pos.options()));
     mask_pos.index_put_({bi, best, ai}, at::ones({1}, mask_pos.options()));
+    fg = mask_pos.sum(1);
+  }
+  if (opt_.topk2 > 0) {  // each GT keeps its topk2 best-aligned positives (the one-to-one branch)
+    const int64_t k2 = std::min(opt_.topk2, a);
+    const at::Tensor best = std::get<1>((align * mask_pos).topk(k2, -1, true, true));  // [B,M,k2]
+    mask_pos = mask_pos * at::zeros_like(mask_pos).scatter_(-1, best, 1.0);
     fg = mask_pos.sum(1);
   }
   // Each anchor now has at most one positive GT: its index is sum(m * mask), 0 where none (argmax's answer

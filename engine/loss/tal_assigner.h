@@ -1,6 +1,7 @@
 // Task-aligned assignment of ground-truth boxes to anchors (TOOD, as used by YOLOv8): candidates are anchors
 // whose centre lies inside a GT box; among them the top-k by score^alpha * CIoU^beta are positives; an anchor
-// claimed by several GTs keeps the one it overlaps most. Runs without autograd.
+// claimed by several GTs keeps the one it overlaps most. Two rules of Ultralytics 8.4 are options: its
+// small-box candidate rule and the one-to-one branch's second top-k (see TalOptions). Runs without autograd.
 // Thread rules: const after construction; operator() is reentrant.
 #pragma once
 #include <ATen/ATen.h>
@@ -13,6 +14,14 @@ struct TalOptions {
   double alpha = 0.5;  ///< exponent of the class score in the alignment metric
   double beta = 6.0;   ///< exponent of the IoU
   double eps = 1e-9;
+  /// After each anchor keeps one GT, each GT keeps only its `topk2` best-aligned positives (8.4's one-to-one
+  /// branch: 1, so each object has one anchor to train the NMS-free output); 0 keeps them all.
+  int64_t topk2 = 0;
+  /// 8.4's small-box candidate rule: when picking candidate anchors, a GT side shorter than `small_side`
+  /// pixels counts as `small_side_to` pixels, about the box centre, so a box smaller than the finest stride
+  /// still contains anchor centres. 0 turns it off (Ultralytics 8.3). The IoUs and targets use the real box.
+  double small_side = 0;
+  double small_side_to = 0;
 };
 
 struct Assignment {
@@ -36,6 +45,10 @@ class TaskAlignedAssigner {
   /// [B,M,A] bool: anchor centre strictly inside the GT box (every side distance > eps).
   static at::Tensor candidatesInGts(const at::Tensor& anchors, const at::Tensor& gt_bboxes,
                                     double eps = 1e-9);
+
+  /// xyxy boxes [...,4] with each side shorter than `below` set to `to`, about the box centre (the box goes
+  /// through centre/size and back, as the 8.4 rule computes it, so every box is rounded the same way).
+  static at::Tensor widenSmallBoxes(const at::Tensor& xyxy, double below, double to);
 
   const TalOptions& options() const { return opt_; }
 

@@ -59,6 +59,15 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
   }
 }
 
+// One batch's loss: an end-to-end model's two branches weighted by this epoch's o2m (items: the one-to-one
+// branch's, as Ultralytics logs them), else the one loss.
+loss::LossResult batchLoss(const TrainSession& s, const std::vector<at::Tensor>& one2many,
+                           const std::vector<at::Tensor>& one2one, const GroupedTargets& targets) {
+  if (!s.e2e_loss) return (*s.loss)(one2many, targets);
+  const loss::EndToEndLossResult r = (*s.e2e_loss)({one2many, one2one}, targets, s.o2m.o2m());
+  return {r.total, r.items};
+}
+
 bool waitWhilePaused(const TrainSession& s) {
   while (s.pause && s.pause->load()) {
     if (s.stop && s.stop->load()) return false;
@@ -109,7 +118,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
     std::vector<at::Tensor> feats = s.accel->forward(x, s.autocast, s.amp_dtype);
     if (prof) prof->mark(StepSegment::Forward);
-    const loss::LossResult lr = (*s.loss)(feats, targets);
+    const loss::LossResult lr = batchLoss(s, feats, {}, targets);
     if (prof) prof->mark(StepSegment::Loss);
     s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
     if (s.dist) distAfterBackward(s, epoch, i);

@@ -13,6 +13,8 @@
 #include "data/loader.h"
 #include "io/safetensors.h"
 #include "loss/detection_loss.h"
+#include "loss/end_to_end_loss.h"
+#include "loss/o2m_schedule.h"
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
 #include "train/model_ema.h"
@@ -43,7 +45,11 @@ struct TrainSession {
   model::DetectionModel model{nullptr};
   model::DetectionModel ema_model{nullptr};
   std::unique_ptr<ModelEma> ema;
-  std::unique_ptr<loss::DetectionLoss> loss;
+  std::unique_ptr<loss::DetectionLoss> loss;     ///< the one-to-many loss (the whole loss of other models)
+  std::unique_ptr<loss::EndToEndLoss> e2e_loss;  ///< end-to-end models (YOLO26): both branches; else null
+  /// The end-to-end loss's branch weights for the epoch being trained: set from (epoch, epochs) when each
+  /// epoch starts, so a resumed, rolled-back or re-planned run has the uninterrupted run's weights.
+  loss::O2mSchedule o2m{1};
   std::unique_ptr<DataLoader> train_loader, val_loader;
   int val_batch = 0;  ///< the validation loader's batch (2 x batch; halved after running out of memory)
   std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)

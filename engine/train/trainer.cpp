@@ -235,6 +235,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.amp = s.amp_note;
     const double budget_s = s.args.time * 3600.0;
     for (int epoch = s.start_epoch; epoch < s.epochs; ++epoch) {
+      // Ultralytics updates the end-to-end loss's weights after every epoch; deriving them from the epoch
+      // gives the same numbers and holds across a resume, a NaN rollback and a re-planned epoch count.
+      s.o2m = loss::O2mSchedule(s.epochs, epoch);
       // Ultralytics rebuilds its loader where Mosaic closes, which moves its shuffle order on (sampler.h).
       const int close_at = s.closeMosaicEpoch();
       s.train_loader->setOrderResetEpoch(close_at);
@@ -273,6 +276,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
       if (s.isMain()) reportFailedImages(s, epoch, em, sum);
       em.nonfinite_steps = nonfinite_steps;
+      em.o2m = s.o2m.o2m();
       em.train_box = tloss[0];
       em.train_cls = tloss[1];
       em.train_dfl = tloss[2];

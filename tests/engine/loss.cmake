@@ -2,3 +2,5 @@
 ywb_add_test(test_loss SOURCES test_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 # Parity with Ultralytics' forward and loss on its own weights and batches (every loss-* fixture).
 ywb_add_test(test_parity_loss SOURCES test_parity_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+# YOLO26's end-to-end loss on hand-built maps: reg_max 1, the one-to-one branch, the o2m/o2o schedule.
+ywb_add_test(test_end_to_end_loss SOURCES test_end_to_end_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)

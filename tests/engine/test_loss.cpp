@@ -1,5 +1,6 @@
 // Tests of the YOLOv8 loss: IoU/CIoU and DFL against hand-computed values, the assigner on constructed
-// cases, and the full loss (empty targets, crowded/border boxes, overfitting one batch).
+// cases (with 8.4's small-box rule and second top-k), and the full loss (empty targets, crowded/border boxes,
+// overfitting one batch).
 #include <QtTest>
 #include <cmath>
 
@@ -113,8 +114,8 @@ class TestLoss : public QObject {
     const at::Tensor gt_boxes = at::tensor({0.f, 0.f, 24.f, 24.f, 40.f, 40.f, 64.f, 64.f}).view({1, 2, 4});
     const at::Tensor gt_labels = at::tensor({2.f, 0.f}).view({1, 2, 1});
     const at::Tensor mask = at::ones({1, 2, 1});
-    const Assignment as =
-        TaskAlignedAssigner({10, 3, 0.5, 6.0, 1e-9})(pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, mask);
+    const Assignment as = TaskAlignedAssigner({10, 3, 0.5, 6.0, 1e-9, 0, 0, 0})(pd_scores, pd_boxes, anchors,
+                                                                                gt_labels, gt_boxes, mask);
     // topk 10 >= 9 candidates: all 18 in-box anchors are positives, everything else is background.
     QCOMPARE(as.fg_mask.sum().item<int64_t>(), int64_t(18));
     QVERIFY(as.fg_mask[0][anchorAt(20, 20)].item<bool>());
@@ -129,8 +130,8 @@ class TestLoss : public QObject {
     QVERIFY(other > 0 && other < 1);
     QCOMPARE(as.scores[0][anchorAt(28, 28)].sum().item<double>(), 0.0);
     // With topk 4, each GT keeps its 4 best-aligned anchors, the exact one among them.
-    const Assignment a4 =
-        TaskAlignedAssigner({4, 3, 0.5, 6.0, 1e-9})(pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, mask);
+    const Assignment a4 = TaskAlignedAssigner({4, 3, 0.5, 6.0, 1e-9, 0, 0, 0})(pd_scores, pd_boxes, anchors,
+                                                                               gt_labels, gt_boxes, mask);
     QCOMPARE(a4.fg_mask.sum().item<int64_t>(), int64_t(8));
     QVERIFY(a4.fg_mask[0][anchorAt(52, 52)].item<bool>());
   }
@@ -145,7 +146,7 @@ class TestLoss : public QObject {
     const at::Tensor pd_scores = at::full({1, 64, 3}, 0.5);
     const at::Tensor gt_boxes = at::tensor({0.f, 0.f, 32.f, 32.f, 8.f, 8.f, 40.f, 40.f}).view({1, 2, 4});
     const at::Tensor gt_labels = at::tensor({1.f, 2.f}).view({1, 2, 1});
-    const Assignment as = TaskAlignedAssigner({16, 3, 0.5, 6.0, 1e-9})(
+    const Assignment as = TaskAlignedAssigner({16, 3, 0.5, 6.0, 1e-9, 0, 0, 0})(
         pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, at::ones({1, 2, 1}));
     QCOMPARE(as.fg_mask.sum().item<int64_t>(), int64_t(23));
     QCOMPARE((as.labels.eq(2).logical_and(as.fg_mask)).sum().item<int64_t>(), int64_t(16));
@@ -153,6 +154,58 @@ class TestLoss : public QObject {
     QCOMPARE(as.labels[0][anchorAt(20, 20)].item<int64_t>(), int64_t(2));
     QCOMPARE(as.labels[0][anchorAt(4, 20)].item<int64_t>(), int64_t(1));
     QCOMPARE(as.gt_index[0][anchorAt(36, 12)].item<int64_t>(), int64_t(1));
+  }
+
+  void assignerSmallBoxRuleWidensCandidates() {
+    // 8.4's rule. Anchors of an 8 x 8 grid at stride 8 have centres 4, 12, ..., 60. Two images, one GT each,
+    // every anchor predicting that GT exactly (CIoU 1, so every candidate outranks every other anchor).
+    // Image 0: GT [5,5,9,9] (4 x 4 px) contains no centre: without the rule no candidate, no positive. With
+    // it (sides under 8 px count as 16 px about the centre (7,7): [-1,-1,15,15]) it contains the centres
+    // {4,12}^2: 4 candidates, all positives (topk 10).
+    // Image 1: GT [24,24,32,40] is 8 px wide (not under 8: unchanged) and 16 high: centres x = 28, y in
+    // {28,36}: 2 positives either way.
+    const at::Tensor anchors = gridAnchors(8, 8);
+    const at::Tensor gt_boxes = at::tensor({5.f, 5.f, 9.f, 9.f, 24.f, 24.f, 32.f, 40.f}).view({2, 1, 4});
+    const at::Tensor pd_boxes = gt_boxes.expand({2, 64, 4});
+    const at::Tensor pd_scores = at::full({2, 64, 2}, 0.5);
+    const at::Tensor gt_labels = at::tensor({0.f, 1.f}).view({2, 1, 1});
+    const at::Tensor mask = at::ones({2, 1, 1});
+    TalOptions o{10, 2, 0.5, 6.0, 1e-9, 0, 0, 0};
+    const Assignment off = TaskAlignedAssigner(o)(pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, mask);
+    QCOMPARE(off.fg_mask[0].sum().item<int64_t>(), int64_t(0));
+    QCOMPARE(off.fg_mask[1].sum().item<int64_t>(), int64_t(2));
+    o.small_side = 8;
+    o.small_side_to = 16;
+    const Assignment on = TaskAlignedAssigner(o)(pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, mask);
+    QCOMPARE(on.fg_mask[0].sum().item<int64_t>(), int64_t(4));
+    QCOMPARE(on.fg_mask[1].sum().item<int64_t>(), int64_t(2));
+    QVERIFY(on.fg_mask[1][anchorAt(28, 36)].item<bool>());
+    for (const auto& [x, y] : std::vector<std::pair<double, double>>{{4, 4}, {12, 4}, {4, 12}, {12, 12}}) {
+      QVERIFY(on.fg_mask[0][anchorAt(x, y)].item<bool>());
+      // The target is the real box, not the widened one.
+      QVERIFY(on.bboxes[0][anchorAt(x, y)].equal(at::tensor({5.f, 5.f, 9.f, 9.f})));
+    }
+    // Only sides under 8 widen: [0,0,4,20] becomes [-6,0,10,20] (width 4 -> 16 about x = 2, height kept).
+    QVERIFY(TaskAlignedAssigner::widenSmallBoxes(at::tensor({0.f, 0.f, 4.f, 20.f}), 8, 16)
+                .equal(at::tensor({-6.f, 0.f, 10.f, 20.f})));
+  }
+
+  void assignerSecondTopkKeepsBestAlignedAnchor() {
+    // The one-to-one branch's rule on assignerPicksCentreAnchorsAndTopk's case: with topk 7 then topk2 1,
+    // each GT keeps only its best-aligned anchor, the one predicting it exactly: (12,12) and (52,52). Their
+    // soft score is the GT's best CIoU, 1.
+    const at::Tensor anchors = gridAnchors(8, 8);
+    const at::Tensor pd_boxes = at::cat({anchors - 12, anchors + 12}, -1).unsqueeze(0);
+    const at::Tensor pd_scores = at::full({1, 64, 3}, 0.5);
+    const at::Tensor gt_boxes = at::tensor({0.f, 0.f, 24.f, 24.f, 40.f, 40.f, 64.f, 64.f}).view({1, 2, 4});
+    const at::Tensor gt_labels = at::tensor({2.f, 0.f}).view({1, 2, 1});
+    const Assignment as = TaskAlignedAssigner({7, 3, 0.5, 6.0, 1e-9, 1, 0, 0})(
+        pd_scores, pd_boxes, anchors, gt_labels, gt_boxes, at::ones({1, 2, 1}));
+    QCOMPARE(as.fg_mask.sum().item<int64_t>(), int64_t(2));
+    QVERIFY(as.fg_mask[0][anchorAt(12, 12)].item<bool>());
+    QVERIFY(as.fg_mask[0][anchorAt(52, 52)].item<bool>());
+    QCOMPARE(as.gt_index[0][anchorAt(52, 52)].item<int64_t>(), int64_t(1));
+    QVERIFY(std::abs(as.scores[0][anchorAt(12, 12)][2].item<double>() - 1.0) < 1e-6);
   }
 
   void padTargetsGroupsByImage() {

@@ -3,13 +3,15 @@
 // resumed past warmup is bit-identical to an uninterrupted one, changes a resume may not make are refused
 // with old and new value, and a damaged weights/last.safetensors (a flipped byte in the header or the tensor
 // data, a truncated file) is named with what is wrong and the intact weights/previous.safetensors offered;
-// resuming from that one gives the same final weights as the undamaged run.
+// resuming from that one gives the same final weights as the undamaged run. A resumed run also continues the
+// end-to-end loss's o2m weight schedule with the uninterrupted run's weights.
 #include <torch/torch.h>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "cli_runner.h"
 #include "core/atomic_file.h"
@@ -52,6 +54,13 @@ bool has(const std::string& text, const std::string& part) {
   qWarning("'%s' not found in:\n%s", part.c_str(), text.c_str());
   return false;
 }
+
+// Records the o2m weight each epoch trained with.
+class O2mRecorder : public ywb::TrainObserver {
+ public:
+  void onEpoch(const ywb::EpochMetrics& m) override { o2m[m.epoch] = m.o2m; }
+  std::map<int, double> o2m;
+};
 
 int stateEpoch(const std::string& ckpt) {
   return ywb::CheckpointFiles::verify(ckpt).epoch;
@@ -96,6 +105,8 @@ class TestResume : public QObject {
     // Without warmup the learning rate of epoch e is set at the end of epoch e-1; a resumed run must set it
     // itself (it used to start at lr0 again). Uninterrupted 3 epochs vs stopped after epoch 1 + resumed.
     ywb::Trainer full(args("exact_full", 3));
+    O2mRecorder full_o2m;
+    full.setObserver(&full_o2m);
     const ywb::TrainSummary a = full.run();
     QCOMPARE(a.epochs_completed, 3);
     ywb::Trainer first(args("exact_split", 3));
@@ -105,8 +116,19 @@ class TestResume : public QObject {
     QVERIFY(b1.stopped);
     ywb::TrainArgs r;
     r.resume = b1.run_dir;
-    const ywb::TrainSummary b2 = ywb::Trainer(r).run();
+    ywb::Trainer resumed(r);
+    O2mRecorder resumed_o2m;
+    resumed.setObserver(&resumed_o2m);
+    const ywb::TrainSummary b2 = resumed.run();
     QCOMPARE(b2.epochs_completed, 3);
+    // The end-to-end loss's weight schedule goes on where it stopped: epochs 1 and 2 of the resumed run have
+    // the uninterrupted run's weights, bit for bit: 0.8 at the first epoch, 0.1 at the last (Ultralytics
+    // 8.4's linear schedule, loss/o2m_schedule.h).
+    QCOMPARE(full_o2m.o2m.size(), size_t(3));
+    QCOMPARE(full_o2m.o2m.at(0), 0.8);
+    QCOMPARE(full_o2m.o2m.at(2), 0.1);
+    QCOMPARE(resumed_o2m.o2m.size(), size_t(2));
+    for (int e = 1; e < 3; ++e) QCOMPARE(resumed_o2m.o2m.at(e), full_o2m.o2m.at(e));
     const auto fa = ywb::readCheckpoint(a.last), fb = ywb::readCheckpoint(b2.last);
     QVERIFY(fa.checksummed && fb.checksummed);
     QVERIFY(samePrefix(fa, fb, "model."));

@@ -70,6 +70,10 @@ struct EpochMetrics {
   std::vector<std::string> failed_images;
   /// Optimizer steps of this epoch skipped because their loss or gradients were NaN/Inf.
   int64_t nonfinite_steps = 0;
+  /// The one-to-many weight of the end-to-end loss in this epoch (0.8 at the first epoch to 0.1 at the last;
+  /// the one-to-one branch gets 1 - o2m). Only end-to-end models (YOLO26) train with it; the schedule is kept
+  /// for every run so that a resumed run continues it.
+  double o2m = 0.8;
 };
 
 /// Wall seconds of one part of a run (see `ywb bench epoch`).

@@ -23,7 +23,10 @@ constexpr int kSteps = 5;
 #define YWB_VECTOR_CLONES
 #endif
 
-// float -> nearest bfloat16 (ties to even), kept as a float: c10::BFloat16's rounding, NaN staying NaN.
+// float -> nearest bfloat16 (ties to even), kept as a float: c10::BFloat16's rounding for every number and
+// infinity. (c10 also maps every NaN to 0x7FC0; the NaNs here are ATen's bfloat16 NaNs or what arithmetic
+// makes of them, 0x7FC00000 or 0xFFC00000, which this keeps as they are. Skipping that test is 20% of the
+// time.)
 inline float roundBf16(float x) {
   uint32_t u;
   std::memcpy(&u, &x, sizeof u);
@@ -31,7 +34,7 @@ inline float roundBf16(float x) {
   u &= 0xFFFF0000u;
   float y;
   std::memcpy(&y, &u, sizeof y);
-  return x != x ? x : y;
+  return y;
 }
 
 // A scalar coefficient as ATen's CPU kernels apply it to a bfloat16 tensor: rounded to bfloat16 first.
@@ -39,8 +42,17 @@ inline float coefficient(double v) {
   return float(c10::BFloat16(float(v)));
 }
 
-constexpr int64_t kRows = 4;    // rows of C per pass: each loaded element of Q serves four products
-constexpr int64_t kCols = 512;  // columns of C per pass: the accumulators stay in L1
+constexpr int64_t kRows = 4;   // rows of C per tile: each loaded element of Q serves four products
+constexpr int64_t kTile = 16;  // columns of C per tile: the 4 x 16 sums stay in vector registers
+
+// One term of an element's sum (see gemmRows).
+template <bool Rounded>
+inline __attribute__((always_inline)) float accumulate(float c, float a, float q) {
+  if constexpr (Rounded)
+    return roundBf16(c + roundBf16(a * q));
+  else
+    return c + a * q;
+}
 
 // Rows [i0, i1) of C = P Q (P n x k, Q k x m, row-major; every value a bfloat16 number). Each element sums
 // its k products in the order l = 0..k-1, like ATen's reference gemm, in one of its two ways:
@@ -48,55 +60,38 @@ constexpr int64_t kCols = 512;  // columns of C per pass: the accumulators stay 
 //  - Rounded = true: every product rounded to bfloat16, then added to a bfloat16 sum (ATen's c += a * b on
 //    BFloat16 elements, its other layouts).
 // Products of two bfloat16 numbers are exact in float, so a fused multiply-add gives the same bits.
-// upper: only columns j >= the row block's first row (a symmetric result is mirrored by the caller).
+// upper: only the tiles on or right of the diagonal (a symmetric result is mirrored by the caller).
 template <bool Rounded>
 inline __attribute__((always_inline)) void gemmRows(const float* P, const float* Q, float* C, int64_t k,
                                                     int64_t m, int64_t i0, int64_t i1, bool upper) {
-  float acc[kRows][kCols];
   for (int64_t ib = i0; ib < i1; ib += kRows) {
     const int64_t rows = std::min(kRows, i1 - ib);
-    for (int64_t jb = upper ? ib : 0; jb < m; jb += kCols) {
-      const int64_t cols = std::min(kCols, m - jb);
-      for (int64_t r = 0; r < rows; ++r) std::fill(acc[r], acc[r] + cols, 0.f);
-      if (rows == kRows) {
+    for (int64_t jb = upper ? ib - ib % kTile : 0; jb < m; jb += kTile) {
+      const int64_t cols = std::min(kTile, m - jb);
+      if (rows == kRows && cols == kTile) {
+        float acc[kRows][kTile] = {};
         const float *p0 = P + ib * k, *p1 = p0 + k, *p2 = p1 + k, *p3 = p2 + k;
         for (int64_t l = 0; l < k; ++l) {
           const float* q = Q + l * m + jb;
           const float a0 = p0[l], a1 = p1[l], a2 = p2[l], a3 = p3[l];
-          float *c0 = acc[0], *c1 = acc[1], *c2 = acc[2], *c3 = acc[3];
-          for (int64_t j = 0; j < cols; ++j) {
-            if constexpr (Rounded) {
-              c0[j] = roundBf16(c0[j] + roundBf16(a0 * q[j]));
-              c1[j] = roundBf16(c1[j] + roundBf16(a1 * q[j]));
-              c2[j] = roundBf16(c2[j] + roundBf16(a2 * q[j]));
-              c3[j] = roundBf16(c3[j] + roundBf16(a3 * q[j]));
-            } else {
-              c0[j] += a0 * q[j];
-              c1[j] += a1 * q[j];
-              c2[j] += a2 * q[j];
-              c3[j] += a3 * q[j];
-            }
+          for (int64_t j = 0; j < kTile; ++j) {
+            acc[0][j] = accumulate<Rounded>(acc[0][j], a0, q[j]);
+            acc[1][j] = accumulate<Rounded>(acc[1][j], a1, q[j]);
+            acc[2][j] = accumulate<Rounded>(acc[2][j], a2, q[j]);
+            acc[3][j] = accumulate<Rounded>(acc[3][j], a3, q[j]);
           }
         }
-      } else {
+        for (int64_t r = 0; r < kRows; ++r)
+          for (int64_t j = 0; j < kTile; ++j)
+            C[(ib + r) * m + jb + j] = Rounded ? acc[r][j] : roundBf16(acc[r][j]);
+      } else {  // the edges
         for (int64_t r = 0; r < rows; ++r) {
           const float* p = P + (ib + r) * k;
-          float* c = acc[r];
-          for (int64_t l = 0; l < k; ++l) {
-            const float* q = Q + l * m + jb;
-            const float a = p[l];
-            for (int64_t j = 0; j < cols; ++j) {
-              if constexpr (Rounded)
-                c[j] = roundBf16(c[j] + roundBf16(a * q[j]));
-              else
-                c[j] += a * q[j];
-            }
-          }
+          float acc[kTile] = {};
+          for (int64_t l = 0; l < k; ++l)
+            for (int64_t j = 0; j < cols; ++j) acc[j] = accumulate<Rounded>(acc[j], p[l], Q[l * m + jb + j]);
+          for (int64_t j = 0; j < cols; ++j) C[(ib + r) * m + jb + j] = Rounded ? acc[j] : roundBf16(acc[j]);
         }
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        float* out = C + (ib + r) * m + jb;
-        for (int64_t j = 0; j < cols; ++j) out[j] = Rounded ? acc[r][j] : roundBf16(acc[r][j]);
       }
     }
   }

@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <torch/autograd.h>
 
-#include <map>
 #include <utility>
 
 #include "core/error.h"
@@ -34,53 +33,53 @@ MuSGDParamState& MuSGD::stateOf(const at::Tensor& p) {
 at::Tensor MuSGD::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   const at::Tensor loss = evaluateLossClosure(closure);
+  std::vector<GroupWork> work;
   for (auto& group : param_groups_) {
-    const auto& o = static_cast<const MuSGDOptions&>(group.options());
-    std::vector<at::Tensor> params, grads;
-    std::vector<MuSGDParamState*> states;
+    GroupWork w{&static_cast<const MuSGDOptions&>(group.options()), {}, {}, {}};
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      params.push_back(p.data());
-      grads.push_back(p.grad().data());
-      states.push_back(&stateOf(p));
+      w.params.push_back(p.data());
+      w.grads.push_back(p.grad().data());
+      w.states.push_back(&stateOf(p));
     }
-    if (params.empty()) continue;
-    if (o.use_muon()) muonUpdate(o, params, grads, states);
-    sgdUpdate(o, params, grads, states, o.use_muon() ? o.sgd() : 1.0);
+    if (!w.params.empty()) work.push_back(std::move(w));
   }
+  muonUpdate(work);
+  for (auto& w : work)
+    sgdUpdate(*w.options, w.params, w.grads, w.states, w.options->use_muon() ? w.options->sgd() : 1.0);
   return loss;
 }
 
-void MuSGD::muonUpdate(const MuSGDOptions& o, const std::vector<at::Tensor>& params,
-                       const std::vector<at::Tensor>& grads, const std::vector<MuSGDParamState*>& states) {
-  const double m = o.momentum();
-  // The matrices to orthogonalise, by shape [rows, rest]: each shape becomes one batch.
-  std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> by_shape;
-  std::vector<at::Tensor> updates(params.size());
-  for (size_t i = 0; i < params.size(); ++i) {
-    MuSGDParamState& st = *states[i];
-    if (!st.muon_buffer().defined()) st.muon_buffer(at::zeros_like(params[i], at::MemoryFormat::Preserve));
-    st.muon_buffer().lerp_(grads[i], 1 - m);  // buf += (1 - m) (g - buf)
-    updates[i] = o.nesterov() ? grads[i].lerp(st.muon_buffer(), m) : st.muon_buffer();
-    const int64_t rows = params[i].size(0);
-    by_shape[{rows, rows ? params[i].numel() / rows : 0}].push_back(i);
-  }
-  const double alpha = -o.lr() * o.muon();
-  for (const auto& [shape, members] : by_shape) {
-    std::vector<at::Tensor> mats;
-    mats.reserve(members.size());
-    for (size_t i : members) mats.push_back(updates[i].reshape({shape.first, shape.second}));
-    const at::Tensor orth = newtonSchulz5(at::stack(mats));
-    for (size_t j = 0; j < members.size(); ++j) {
-      at::Tensor& p = const_cast<at::Tensor&>(params[members[j]]);
-      p.add_(orth[int64_t(j)].view(p.sizes()), alpha);
+// Every parameter is updated from its own gradient and state alone, so the Muon updates of all groups can go
+// first (the matrices orthogonalised in one call), then the SGD updates: the same numbers as the reference's
+// parameter-by-parameter loop.
+void MuSGD::muonUpdate(const std::vector<GroupWork>& work) {
+  std::vector<at::Tensor> matrices;
+  std::vector<std::pair<const GroupWork*, size_t>> owner;
+  for (const auto& w : work) {
+    if (!w.options->use_muon()) continue;
+    const double m = w.options->momentum();
+    for (size_t i = 0; i < w.params.size(); ++i) {
+      MuSGDParamState& st = *w.states[i];
+      if (!st.muon_buffer().defined())
+        st.muon_buffer(at::zeros_like(w.params[i], at::MemoryFormat::Preserve));
+      st.muon_buffer().lerp_(w.grads[i], 1 - m);  // buf += (1 - m) (g - buf)
+      const at::Tensor u = w.options->nesterov() ? w.grads[i].lerp(st.muon_buffer(), m) : st.muon_buffer();
+      matrices.push_back(u.reshape({u.size(0), -1}));
+      owner.emplace_back(&w, i);
     }
+  }
+  const std::vector<at::Tensor> orth = newtonSchulz5(matrices);
+  for (size_t j = 0; j < orth.size(); ++j) {
+    const auto& [w, i] = owner[j];
+    const at::Tensor& p = w->params[i];
+    p.add_(orth[j].view(p.sizes()), -w->options->lr() * w->options->muon());
   }
 }
 
 // torch::optim::SGD's arithmetic to the bit (as ForeachSGD), on the parameters as they are now: for use_muon
 // groups the weight decay sees the parameter after the Muon update.
-void MuSGD::sgdUpdate(const MuSGDOptions& o, std::vector<at::Tensor>& params,
+void MuSGD::sgdUpdate(const MuSGDOptions& o, const std::vector<at::Tensor>& params,
                       const std::vector<at::Tensor>& grads, const std::vector<MuSGDParamState*>& states,
                       double weight) {
   // d = grad + weight_decay * p (a new tensor, as SGD's out-of-place add)

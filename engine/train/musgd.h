@@ -49,11 +49,16 @@ class MuSGD : public torch::optim::Optimizer {
   at::Tensor step(LossClosure closure = nullptr) override;
 
  private:
+  struct GroupWork {  // a group's parameters that have gradients, with their state
+    const MuSGDOptions* options;
+    std::vector<at::Tensor> params, grads;
+    std::vector<MuSGDParamState*> states;
+  };
   MuSGDParamState& stateOf(const at::Tensor& p);
-  void muonUpdate(const MuSGDOptions& o, const std::vector<at::Tensor>& params,
-                  const std::vector<at::Tensor>& grads, const std::vector<MuSGDParamState*>& states);
-  void sgdUpdate(const MuSGDOptions& o, std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
-                 const std::vector<MuSGDParamState*>& states, double weight);
+  void muonUpdate(const std::vector<GroupWork>& work);
+  void sgdUpdate(const MuSGDOptions& o, const std::vector<at::Tensor>& params,
+                 const std::vector<at::Tensor>& grads, const std::vector<MuSGDParamState*>& states,
+                 double weight);
 };
 
 }  // namespace ywb

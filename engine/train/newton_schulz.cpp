@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace ywb {
 namespace {
@@ -107,76 +110,71 @@ YWB_VECTOR_CLONES void gemmRowsRounded(const float* P, const float* Q, float* C,
   gemmRows<true>(P, Q, C, k, m, i0, i1, upper);
 }
 
-// C = P Q for every matrix of the batch (P [batch, n, kk], Q [batch, kk, m]), then `epilogue(b, i0, i1)` on
-// the finished rows. Rows of all matrices are shared among LibTorch's threads.
-template <class Epilogue>
-void batchedGemm(bool rounded, const float* P, const float* Q, float* C, int64_t batch, int64_t n, int64_t kk,
-                 int64_t m, bool upper, const Epilogue& epilogue) {
-  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(1, kk * m));
-  at::parallel_for(0, batch * n, grain, [&](int64_t r0, int64_t r1) {
-    while (r0 < r1) {
-      const int64_t b = r0 / n, i0 = r0 % n, i1 = std::min(n, i0 + (r1 - r0));
-      (rounded ? gemmRowsRounded : gemmRowsFloat)(P + b * n * kk, Q + b * kk * m, C + b * n * m, kk, m, i0,
-                                                  i1, upper);
-      epilogue(b, i0, i1);
-      r0 += i1 - i0;
-    }
-  });
-}
-
-at::Tensor newtonSchulzCpu(const at::Tensor& u) {
-  const int64_t batch = u.size(0), rows = u.size(1), cols = u.size(2);
+// One matrix on the calling thread.
+at::Tensor newtonSchulzCpu(const at::Tensor& g) {
+  const int64_t rows = g.size(0), cols = g.size(1);
   // The reference turns a tall matrix into a transposed view of itself; ATen then picks the other way of
   // summing for X Xᵀ and for (...) X, as the layout of X stays transposed through all five iterations.
   const bool tall = rows > cols;
-  const int64_t n = std::min(rows, cols), k = std::max(rows, cols);
-  const auto f32 = u.options().dtype(at::kFloat);
-  at::Tensor x_t = at::empty({batch, n, k}, f32), xn_t = at::empty({batch, n, k}, f32);
-  at::Tensor xt_t = at::empty({batch, k, n}, f32), a_t = at::empty({batch, n, n}, f32);
-  at::Tensor ca_t = at::empty({batch, n, n}, f32), bm_t = at::empty({batch, n, n}, f32);
-  for (int64_t b = 0; b < batch; ++b) {
-    // The scaling with ATen's own bfloat16 operators (the norm's float summation order is ATen's).
-    at::Tensor xb = u[b].to(at::kBFloat16);
-    xb.div_(xb.norm() + kEps);
-    x_t[b].copy_(tall ? xb.t() : xb);
-  }
-  const float a = coefficient(kA), bc = coefficient(kB), c = coefficient(kC);
-  float *x = x_t.data_ptr<float>(), *xn = xn_t.data_ptr<float>(), *xt = xt_t.data_ptr<float>();
-  float *A = a_t.data_ptr<float>(), *cA = ca_t.data_ptr<float>(), *Bm = bm_t.data_ptr<float>();
-  const int64_t nn = n * n, nk = n * k;
+  const int64_t n = std::min(rows, cols), k = std::max(rows, cols), nn = n * n, nk = n * k;
+  // The scaling with ATen's own bfloat16 operators (the norm's float summation order is ATen's).
+  at::Tensor x16 = g.to(at::kBFloat16);
+  x16.div_(x16.norm() + kEps);
+  at::Tensor buf = at::empty({3 * nk + 3 * nn}, g.options().dtype(at::kFloat));
+  float *x = buf.data_ptr<float>(), *xn = x + nk, *xt = xn + nk, *A = xt + nk, *cA = A + nn, *Bm = cA + nn;
+  at::from_blob(x, {n, k}, buf.options()).copy_(tall ? x16.t() : x16);
+  const float a = coefficient(kA), b = coefficient(kB), c = coefficient(kC);
   for (int step = 0; step < kSteps; ++step) {
-    at::parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b)
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t l = 0; l < k; ++l) xt[b * nk + l * n + i] = x[b * nk + i * k + l];
-    });
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t l = 0; l < k; ++l) xt[l * n + i] = x[i * k + l];
     // A = X Xᵀ: symmetric (A[i][j] and A[j][i] sum the same products in the same order), so half of it.
-    batchedGemm(tall, x, xt, A, batch, n, k, n, true, [](int64_t, int64_t, int64_t) {});
-    at::parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        float* ab = A + b * nn;
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < i; ++j) ab[i * n + j] = ab[j * n + i];
-        for (int64_t e = 0; e < nn; ++e) cA[b * nn + e] = roundBf16(c * ab[e]);
-      }
-    });
+    (tall ? gemmRowsRounded : gemmRowsFloat)(x, xt, A, k, n, 0, n, true);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < i; ++j) A[i * n + j] = A[j * n + i];
+    for (int64_t e = 0; e < nn; ++e) cA[e] = roundBf16(c * A[e]);
     // B = b A + (c A) A  (Python's `b * A + c * A @ A` multiplies c into A before the product)
-    batchedGemm(true, cA, A, Bm, batch, n, n, n, false, [&](int64_t b, int64_t i0, int64_t i1) {
-      for (int64_t e = b * nn + i0 * n; e < b * nn + i1 * n; ++e)
-        Bm[e] = roundBf16(roundBf16(bc * A[e]) + Bm[e]);
-    });
+    gemmRowsRounded(cA, A, Bm, n, n, 0, n, false);
+    for (int64_t e = 0; e < nn; ++e) Bm[e] = roundBf16(roundBf16(b * A[e]) + Bm[e]);
     // X = a X + B X
-    batchedGemm(!tall, Bm, x, xn, batch, n, n, k, false, [&](int64_t b, int64_t i0, int64_t i1) {
-      for (int64_t e = b * nk + i0 * k; e < b * nk + i1 * k; ++e)
-        xn[e] = roundBf16(roundBf16(a * x[e]) + xn[e]);
-    });
+    (tall ? gemmRowsFloat : gemmRowsRounded)(Bm, x, xn, n, k, 0, n, false);
+    for (int64_t e = 0; e < nk; ++e) xn[e] = roundBf16(roundBf16(a * x[e]) + xn[e]);
     std::swap(x, xn);
   }
-  const at::Tensor out = x == x_t.data_ptr<float>() ? x_t : xn_t;
-  return tall ? out.transpose(1, 2).contiguous() : out;
+  const at::Tensor out = at::from_blob(x, {n, k}, buf.options());
+  return tall ? out.t().contiguous() : out.clone();
 }
 
-// CUDA: the same operators batched, in bfloat16 (its float accumulation is cuBLAS's).
+// The matrices shared among LibTorch's threads in one parallel region (a region per product would cost more
+// than the products of small matrices, and far more on a busy machine): largest first, each to the least
+// loaded thread.
+std::vector<at::Tensor> newtonSchulzCpuAll(const std::vector<at::Tensor>& mats) {
+  std::vector<size_t> order(mats.size());
+  std::vector<double> cost(mats.size());
+  for (size_t i = 0; i < mats.size(); ++i) {
+    const double n = double(std::min(mats[i].size(0), mats[i].size(1)));
+    const double k = double(std::max(mats[i].size(0), mats[i].size(1)));
+    cost[i] = n * n * (1.5 * k + n) + n * k;
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return cost[x] > cost[y]; });
+  const size_t threads = size_t(std::max(1, at::get_num_threads()));
+  std::vector<std::vector<size_t>> bins(std::min(threads, std::max<size_t>(1, mats.size())));
+  std::vector<double> load(bins.size(), 0.0);
+  for (size_t i : order) {
+    const size_t t = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    bins[t].push_back(i);
+    load[t] += cost[i];
+  }
+  std::vector<at::Tensor> out(mats.size());
+  at::parallel_for(0, int64_t(bins.size()), 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      for (size_t i : bins[size_t(t)]) out[i] = newtonSchulzCpu(mats[i].contiguous());
+  });
+  return out;
+}
+
+// CUDA: the same operators on each batch of same-shaped matrices, in bfloat16 (its float accumulation is
+// cuBLAS's).
 at::Tensor newtonSchulzCuda(const at::Tensor& u) {
   const bool tall = u.size(1) > u.size(2);
   at::Tensor x = u.to(at::kBFloat16);
@@ -188,17 +186,30 @@ at::Tensor newtonSchulzCuda(const at::Tensor& u) {
     x = x * kA + at::bmm(B, x);
   }
   if (tall) x = x.transpose(1, 2);
-  return x.to(at::kFloat).contiguous();
+  return x.to(at::kFloat);
+}
+
+std::vector<at::Tensor> newtonSchulzCudaAll(const std::vector<at::Tensor>& mats) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> by_shape;
+  for (size_t i = 0; i < mats.size(); ++i) by_shape[{mats[i].size(0), mats[i].size(1)}].push_back(i);
+  std::vector<at::Tensor> out(mats.size());
+  for (const auto& [shape, members] : by_shape) {
+    std::vector<at::Tensor> batch;
+    for (size_t i : members) batch.push_back(mats[i]);
+    const at::Tensor orth = newtonSchulzCuda(at::stack(batch));
+    for (size_t j = 0; j < members.size(); ++j) out[members[j]] = orth[int64_t(j)];
+  }
+  return out;
 }
 
 }  // namespace
 
-at::Tensor newtonSchulz5(const at::Tensor& u) {
-  TORCH_CHECK(u.dim() == 3 && u.scalar_type() == at::kFloat,
-              "newtonSchulz5 expects float [batch, rows, cols]");
-  if (u.numel() == 0) return u.clone();
-  if (u.is_cuda()) return newtonSchulzCuda(u);
-  return newtonSchulzCpu(u.contiguous());
+std::vector<at::Tensor> newtonSchulz5(const std::vector<at::Tensor>& matrices) {
+  for (const auto& m : matrices)
+    TORCH_CHECK(m.dim() == 2 && m.scalar_type() == at::kFloat && m.numel() > 0,
+                "newtonSchulz5 expects non-empty float matrices");
+  if (matrices.empty()) return {};
+  return matrices.front().is_cuda() ? newtonSchulzCudaAll(matrices) : newtonSchulzCpuAll(matrices);
 }
 
 at::Tensor newtonSchulz5Reference(const at::Tensor& g) {

@@ -110,19 +110,19 @@ YWB_VECTOR_CLONES void gemmRowsRounded(const float* P, const float* Q, float* C,
   gemmRows<true>(P, Q, C, k, m, i0, i1, upper);
 }
 
-// One matrix on the calling thread.
-at::Tensor newtonSchulzCpu(const at::Tensor& g) {
-  const int64_t rows = g.size(0), cols = g.size(1);
+// One matrix on the calling thread, into `o` (rows x cols). `x16` is the matrix already scaled, in bfloat16
+// (by ATen's operators, before the kernels' parallel region: no ATen call runs inside it).
+void newtonSchulzCpu(const at::Tensor& x16, float* o) {
+  const int64_t rows = x16.size(0), cols = x16.size(1);
   // The reference turns a tall matrix into a transposed view of itself; ATen then picks the other way of
   // summing for X Xᵀ and for (...) X, as the layout of X stays transposed through all five iterations.
   const bool tall = rows > cols;
   const int64_t n = std::min(rows, cols), k = std::max(rows, cols), nn = n * n, nk = n * k;
-  // The scaling with ATen's own bfloat16 operators (the norm's float summation order is ATen's).
-  at::Tensor x16 = g.to(at::kBFloat16);
-  x16.div_(x16.norm() + kEps);
-  at::Tensor buf = at::empty({3 * nk + 3 * nn}, g.options().dtype(at::kFloat));
-  float *x = buf.data_ptr<float>(), *xn = x + nk, *xt = xn + nk, *A = xt + nk, *cA = A + nn, *Bm = cA + nn;
-  at::from_blob(x, {n, k}, buf.options()).copy_(tall ? x16.t() : x16);
+  std::vector<float> buf(size_t(3 * nk + 3 * nn));
+  float *x = buf.data(), *xn = x + nk, *xt = xn + nk, *A = xt + nk, *cA = A + nn, *Bm = cA + nn;
+  const c10::BFloat16* in = x16.data_ptr<c10::BFloat16>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t q = 0; q < cols; ++q) x[tall ? q * k + r : r * k + q] = float(in[r * cols + q]);
   const float a = coefficient(kA), b = coefficient(kB), c = coefficient(kC);
   for (int step = 0; step < kSteps; ++step) {
     for (int64_t i = 0; i < n; ++i)
@@ -140,8 +140,8 @@ at::Tensor newtonSchulzCpu(const at::Tensor& g) {
     for (int64_t e = 0; e < nk; ++e) xn[e] = roundBf16(roundBf16(a * x[e]) + xn[e]);
     std::swap(x, xn);
   }
-  const at::Tensor out = at::from_blob(x, {n, k}, buf.options());
-  return tall ? out.t().contiguous() : out.clone();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t q = 0; q < cols; ++q) o[r * cols + q] = x[tall ? q * k + r : r * k + q];
 }
 
 // The matrices shared among LibTorch's threads in one parallel region (a region per product would cost more
@@ -165,10 +165,17 @@ std::vector<at::Tensor> newtonSchulzCpuAll(const std::vector<at::Tensor>& mats) 
     bins[t].push_back(i);
     load[t] += cost[i];
   }
-  std::vector<at::Tensor> out(mats.size());
+  // The scaling with ATen's own bfloat16 operators (the norm's float summation order is ATen's), and the
+  // outputs allocated, before the parallel region.
+  std::vector<at::Tensor> scaled(mats.size()), out(mats.size());
+  for (size_t i = 0; i < mats.size(); ++i) {
+    scaled[i] = mats[i].to(at::kBFloat16).contiguous();
+    scaled[i].div_(scaled[i].norm() + kEps);
+    out[i] = at::empty(mats[i].sizes(), mats[i].options());
+  }
   at::parallel_for(0, int64_t(bins.size()), 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t)
-      for (size_t i : bins[size_t(t)]) out[i] = newtonSchulzCpu(mats[i].contiguous());
+      for (size_t i : bins[size_t(t)]) newtonSchulzCpu(scaled[i], out[i].data_ptr<float>());
   });
   return out;
 }

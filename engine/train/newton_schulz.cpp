@@ -5,6 +5,7 @@
 #include <c10/util/BFloat16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -145,8 +146,8 @@ void newtonSchulzCpu(const at::Tensor& x16, float* o) {
 }
 
 // The matrices shared among LibTorch's threads in one parallel region (a region per product would cost more
-// than the products of small matrices, and far more on a busy machine): largest first, each to the least
-// loaded thread.
+// than the products of small matrices): each thread takes the next matrix, largest first, until none is left,
+// so a thread the OS holds back on a busy machine leaves its share to the others.
 std::vector<at::Tensor> newtonSchulzCpuAll(const std::vector<at::Tensor>& mats) {
   std::vector<size_t> order(mats.size());
   std::vector<double> cost(mats.size());
@@ -157,14 +158,6 @@ std::vector<at::Tensor> newtonSchulzCpuAll(const std::vector<at::Tensor>& mats) 
     order[i] = i;
   }
   std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return cost[x] > cost[y]; });
-  const size_t threads = size_t(std::max(1, at::get_num_threads()));
-  std::vector<std::vector<size_t>> bins(std::min(threads, std::max<size_t>(1, mats.size())));
-  std::vector<double> load(bins.size(), 0.0);
-  for (size_t i : order) {
-    const size_t t = size_t(std::min_element(load.begin(), load.end()) - load.begin());
-    bins[t].push_back(i);
-    load[t] += cost[i];
-  }
   // The scaling with ATen's own bfloat16 operators (the norm's float summation order is ATen's), and the
   // outputs allocated, before the parallel region.
   std::vector<at::Tensor> scaled(mats.size()), out(mats.size());
@@ -173,9 +166,11 @@ std::vector<at::Tensor> newtonSchulzCpuAll(const std::vector<at::Tensor>& mats) 
     scaled[i].div_(scaled[i].norm() + kEps);
     out[i] = at::empty(mats[i].sizes(), mats[i].options());
   }
-  at::parallel_for(0, int64_t(bins.size()), 1, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t)
-      for (size_t i : bins[size_t(t)]) newtonSchulzCpu(scaled[i], out[i].data_ptr<float>());
+  std::atomic<size_t> next{0};
+  const int64_t threads = std::min<int64_t>(std::max(1, at::get_num_threads()), int64_t(mats.size()));
+  at::parallel_for(0, threads, 1, [&](int64_t, int64_t) {
+    for (size_t j = next++; j < order.size(); j = next++)
+      newtonSchulzCpu(scaled[order[j]], out[order[j]].data_ptr<float>());
   });
   return out;
 }

@@ -15,10 +15,10 @@
 namespace ywb::test {
 
 struct MuSGDFixtureResult {
-  double max_rel[2] = {0, 0};  ///< per step: max over parameters of max|ours - theirs| / max|theirs|
-  std::string worst[2];        ///< the parameter of that maximum
-  size_t parameters = 0;       ///< parameters in the fixture
-  size_t muon_parameters = 0;  ///< of them in use_muon groups
+  double max_rel[2] = {0, 0};         ///< per step: max over parameters of max|ours - theirs| / max|theirs|
+  std::string worst[2] = {"-", "-"};  ///< the parameter of that maximum ("-" when every error is 0)
+  size_t parameters = 0;              ///< parameters in the fixture
+  size_t muon_parameters = 0;         ///< of them in use_muon groups
 };
 
 inline std::vector<std::string> musgdFixtureNames(const SafetensorsFile& f) {
@@ -58,7 +58,7 @@ inline MuSGDFixtureResult replayMuSGDFixture(const std::string& path) {
       const at::Tensor& ref = f.at("after" + s + "." + n);
       const double scale = std::max(ref.abs().max().item<double>(), 1e-30);
       const double rel = (p.detach() - ref).abs().max().item<double>() / scale;
-      if (rel >= r.max_rel[step]) {
+      if (rel > r.max_rel[step]) {
         r.max_rel[step] = rel;
         r.worst[step] = n;
       }

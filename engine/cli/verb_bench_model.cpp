@@ -8,7 +8,7 @@ namespace {
 
 int runBenchModel(const Args& a) {
   a.requireKnown({"model", "nc", "imgsz", "batch", "device", "warmup", "iters", "threads", "loss", "amp",
-                  "seed", "channels_last", "cuda_graphs"});
+                  "seed", "channels_last", "cuda_graphs", "optimizer"});
   ModelBenchOptions o;
   o.model = a.str("model", o.model);
   o.nc = int(a.integer("nc", o.nc));
@@ -23,6 +23,7 @@ int runBenchModel(const Args& a) {
   o.channels_last = a.boolean("channels_last", o.channels_last);
   o.cuda_graphs = a.boolean("cuda_graphs", o.cuda_graphs);
   o.seed = uint64_t(a.integer("seed", 0));
+  o.optimizer = a.str("optimizer", o.optimizer);
   const ModelBenchResult r = benchModel(o);
   std::cout << (a.json ? modelBenchJson(o, r) + "\n" : modelBenchText(o, r));
   return 0;
@@ -32,9 +33,10 @@ const RegisterVerb reg{
     {"bench model", "time forward, backward and optimizer step on synthetic input",
      "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
      "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [cuda_graphs=false] [nc=80]\n"
-     "       [seed=0] [--json]\n\n"
+     "       [seed=0] [optimizer=SGD|AdamW|MuSGD] [--json]\n\n"
      "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
-     "of each phase and images/s. SGD (lr 0.01, momentum 0.937, Nesterov, weight decay 5e-4).\n\n"
+     "of each phase and images/s. The trainer's optimizer and parameter groups (lr 0.01,\n"
+     "momentum 0.937, Nesterov, weight decay 5e-4 on weights); SGD unless optimizer= says.\n\n"
      "  loss=mse     mean of squared head outputs instead of the YOLO loss, to compare the\n"
      "               model alone with tests/bench/bench_model_torch.py\n"
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"

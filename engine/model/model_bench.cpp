@@ -17,7 +17,7 @@
 #include "loss/detection_loss.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
-#include "train/foreach_sgd.h"
+#include "train/optimizer_factory.h"
 
 namespace ywb {
 namespace {
@@ -75,10 +75,12 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     m->train();
     if (o.channels_last) model::toChannelsLast(*m);
     for (const auto& p : m->parameters()) r.parameters += p.numel();
-    std::vector<at::Tensor> params;
-    for (const auto& p : m->parameters())
-      if (p.requires_grad()) params.push_back(p);
-    ForeachSGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.937).nesterov(true).weight_decay(5e-4));
+    if (o.optimizer == "auto")
+      fail("optimizer=auto depends on the length of a run; name one: SGD, AdamW or MuSGD");
+    // The trainer's optimizer and parameter groups (lr 0.01, momentum 0.937, weight decay 5e-4).
+    const auto optimizer =
+        makeOptimizer(splitParamGroups(*m), chooseOptimizer(o.optimizer, 0.01, 0.937, m->nc(), 0), 5e-4);
+    auto& opt = *optimizer;
     const loss::DetectionLoss criterion(m);
     at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
     if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
@@ -149,6 +151,7 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     r.loss_ms = median(ls);
     r.backward_ms = median(bw);
     r.step_ms = median(st);
+    r.step_min_ms = st.empty() ? 0 : *std::min_element(st.begin(), st.end());
     r.total_ms = median(tot);
     r.images_per_s = r.total_ms > 0 ? 1000.0 * o.batch / r.total_ms : 0;
     return r;
@@ -159,12 +162,14 @@ std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r
   char buf[512];
   std::snprintf(
       buf, sizeof buf,
-      "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s%s%s  (%d steps after %d warm-up, medians)\n"
-      "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms\n"
+      "%s  imgsz=%d batch=%d device=%s threads=%d loss=%s optimizer=%s%s%s  (%d steps after %d warm-up, "
+      "medians)\n"
+      "  forward   %9.1f ms\n  loss      %9.1f ms\n  backward  %9.1f ms\n  step      %9.1f ms (fastest "
+      "%.1f)\n"
       "  total     %9.1f ms   %.2f images/s\n  graphs    %s   GPU memory peak %s\n",
-      o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(), o.amp ? " amp" : "",
-      o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms, r.loss_ms, r.backward_ms,
-      r.step_ms, r.total_ms, r.images_per_s, r.graphs.c_str(),
+      o.model.c_str(), o.imgsz, o.batch, r.device.c_str(), r.threads, o.loss.c_str(), o.optimizer.c_str(),
+      o.amp ? " amp" : "", o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms,
+      r.loss_ms, r.backward_ms, r.step_ms, r.step_min_ms, r.total_ms, r.images_per_s, r.graphs.c_str(),
       r.gpu_mem_peak < 0 ? "-" : (std::to_string(r.gpu_mem_peak >> 20) + " MiB").c_str());
   return buf;
 }
@@ -176,6 +181,7 @@ std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r
                       {"device", r.device},
                       {"threads", r.threads},
                       {"loss", o.loss},
+                      {"optimizer", o.optimizer},
                       {"amp", o.amp},
                       {"iters", o.iters},
                       {"warmup", o.warmup},
@@ -184,6 +190,7 @@ std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r
                       {"loss_ms", r.loss_ms},
                       {"backward_ms", r.backward_ms},
                       {"step_ms", r.step_ms},
+                      {"step_min_ms", r.step_min_ms},
                       {"total_ms", r.total_ms},
                       {"images_per_s", r.images_per_s},
                       {"last_loss", r.last_loss},

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/torch_compat.h"
 #include "io/state_dict.h"
+#include "train/musgd.h"
 
 namespace ywb {
 namespace {
@@ -34,7 +35,11 @@ void addOptimizerState(NamedTensors& out, torch::optim::Optimizer& opt) {
     for (size_t i = 0; i < params.size(); ++i) {
       auto it = state.find(compat::optimizerStateKey(state, params[i]));
       if (it == state.end()) continue;
-      if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
+      if (auto* m = dynamic_cast<MuSGDParamState*>(it->second.get())) {
+        if (m->momentum_buffer().defined())
+          out.emplace_back(optimKey(g, i, "momentum_buffer"), m->momentum_buffer());
+        if (m->muon_buffer().defined()) out.emplace_back(optimKey(g, i, "muon_buffer"), m->muon_buffer());
+      } else if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
         if (s->momentum_buffer().defined())
           out.emplace_back(optimKey(g, i, "momentum_buffer"), s->momentum_buffer());
       } else if (auto* a = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
@@ -49,12 +54,20 @@ void addOptimizerState(NamedTensors& out, torch::optim::Optimizer& opt) {
 void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer& opt) {
   auto& state = opt.state();
   const bool sgd = dynamic_cast<torch::optim::SGD*>(&opt) != nullptr;
+  const bool musgd = dynamic_cast<MuSGD*>(&opt) != nullptr;
   for (size_t g = 0; g < opt.param_groups().size(); ++g) {
     const auto& params = opt.param_groups()[g].params();
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& p = params[i];
       const auto key = compat::optimizerStateKey(state, p);
-      if (sgd) {
+      if (musgd) {  // SGD's buffer and, for 2+-dim parameters, Muon's
+        const std::string k = optimKey(g, i, "momentum_buffer"), km = optimKey(g, i, "muon_buffer");
+        if (!file.contains(k) && !file.contains(km)) continue;
+        auto s = std::make_unique<MuSGDParamState>();
+        if (file.contains(k)) s->momentum_buffer(likeParam(file.at(k), p));
+        if (file.contains(km)) s->muon_buffer(likeParam(file.at(km), p));
+        state[key] = std::move(s);
+      } else if (sgd) {
         const std::string k = optimKey(g, i, "momentum_buffer");
         if (!file.contains(k)) continue;
         auto s = std::make_unique<torch::optim::SGDParamState>();

@@ -82,7 +82,7 @@ int rollBackAfterNonFiniteBurst(TrainSession& s, int epoch) {
   s.lr_scale *= NonFiniteGuard::kRollbackLrFactor;
   s.initial_lr *= NonFiniteGuard::kRollbackLrFactor;
   const double lr = s.initial_lr * lrFactor(st.epoch, s.epochs, s.args.lrf, s.args.cos_lr);
-  for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) setGroupLr(*s.optimizer, j, lr);
+  for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) setScheduledLr(*s.optimizer, j, lr);
   if (s.isMain()) truncateResults((fs::path(s.run_dir) / "results.csv").string(), st.epoch);
   s.nonfinite.rolledBack();
   std::ostringstream os;

@@ -2,12 +2,15 @@
 
 #include "train/foreach_adamw.h"
 #include "train/foreach_sgd.h"
+#include "train/musgd.h"
 
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/error.h"
 
@@ -36,13 +39,18 @@ ParamGroups splitParamGroups(torch::nn::Module& model) {
   return g;
 }
 
+const std::vector<std::string>& optimizerNames() {
+  static const std::vector<std::string> names{"auto", "SGD", "AdamW", "MuSGD"};
+  return names;
+}
+
 OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double momentum, int nc,
                                 int64_t iterations) {
   OptimizerChoice c;
   if (name == "auto") {
     c.auto_chosen = true;
     if (iterations > 10000) {
-      c.name = "SGD";
+      c.name = "MuSGD";
       c.lr = 0.01;
       c.momentum = 0.9;
     } else {
@@ -52,15 +60,82 @@ OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double mome
     }
     return c;
   }
-  if (name != "SGD" && name != "AdamW") fail("optimizer=", name, ": expected SGD, AdamW or auto");
+  const auto& names = optimizerNames();
+  if (std::find(names.begin() + 1, names.end(), name) == names.end()) {
+    std::string list;
+    for (size_t i = 1; i < names.size(); ++i) list += names[i] + ", ";
+    fail("optimizer=", name, ": expected ", list, "or auto");
+  }
   c.name = name;
   c.lr = lr0;
   c.momentum = momentum;
   return c;
 }
 
+namespace {
+
+// The Detect head is the model's last layer, model.<last>; its class branches are its cv3 and one2one_cv3
+// (Ultralytics 8.4 gives them 3x the learning rate under MuSGD). Backbone modules have cv3s too (C3k): not
+// these.
+std::string headPrefix(const ParamGroups& g) {
+  int last = -1;
+  for (const auto* names : {&g.bias_names, &g.weight_names, &g.bn_names})
+    for (const auto& n : *names) {
+      if (n.rfind("model.", 0) != 0) continue;
+      const size_t dot = n.find('.', 6);
+      const std::string index = n.substr(6, dot == std::string::npos ? std::string::npos : dot - 6);
+      if (!index.empty() && std::all_of(index.begin(), index.end(), ::isdigit))
+        last = std::max(last, std::stoi(index));
+    }
+  return last < 0 ? std::string() : "model." + std::to_string(last) + ".";
+}
+
+bool isClassBranch(const std::string& name, const std::string& head) {
+  if (head.empty() || name.rfind(head, 0) != 0) return false;
+  const std::string rest = name.substr(head.size());
+  return rest.rfind("cv3.", 0) == 0 || rest.rfind("one2one_cv3.", 0) == 0;
+}
+
+constexpr double kClassLrScale = 3.0;
+
+std::unique_ptr<torch::optim::Optimizer> makeMuSGD(const ParamGroups& g, const OptimizerChoice& c,
+                                                   double decay) {
+  const std::string head = headPrefix(g);
+  struct Pair {
+    std::vector<at::Tensor> cls, rest;
+  };
+  Pair weight, bn, bias, muon;
+  auto sort = [&](const std::vector<at::Tensor>& params, const std::vector<std::string>& names, Pair& plain,
+                  Pair* matrices) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      Pair& to = matrices && params[i].dim() >= 2 ? *matrices : plain;
+      (isClassBranch(names[i], head) ? to.cls : to.rest).push_back(params[i]);
+    }
+  };
+  sort(g.weights, g.weight_names, weight, &muon);
+  sort(g.bn_weights, g.bn_names, bn, nullptr);
+  sort(g.biases, g.bias_names, bias, nullptr);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  auto add = [&](const Pair& p, const char* role, double wd, bool use_muon) {
+    for (const bool cls : {true, false}) {
+      auto o = std::make_unique<MuSGDOptions>(c.lr * (cls ? kClassLrScale : 1.0));
+      o->momentum(c.momentum).nesterov(true).weight_decay(wd);
+      o->use_muon(use_muon).role(role).lr_scale(cls ? kClassLrScale : 1.0);
+      groups.emplace_back(cls ? p.cls : p.rest, std::move(o));
+    }
+  };
+  add(weight, "weight", decay, false);
+  add(bn, "bn", 0.0, false);
+  add(bias, "bias", 0.0, false);
+  add(muon, "muon", decay, true);
+  return std::make_unique<MuSGD>(groups, MuSGDOptions(c.lr));
+}
+
+}  // namespace
+
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const ParamGroups& g, const OptimizerChoice& c,
                                                        double decay) {
+  if (c.name == "MuSGD") return makeMuSGD(g, c, decay);
   if (c.name == "SGD") {
     auto make = [&](double wd) {
       return std::make_unique<torch::optim::SGDOptions>(
@@ -102,6 +177,56 @@ void setGroupMomentum(torch::optim::Optimizer& opt, size_t i, double momentum) {
   auto& o = opt.param_groups().at(i).options();
   if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o)) s->momentum(momentum);
   // Ultralytics warms up only SGD's momentum (Adam groups have betas, not momentum).
+}
+
+double groupLrScale(torch::optim::Optimizer& opt, size_t i) {
+  const auto* m = dynamic_cast<const MuSGDOptions*>(&opt.param_groups().at(i).options());
+  return m ? m->lr_scale() : 1.0;
+}
+
+bool isBiasGroup(torch::optim::Optimizer& opt, size_t i) {
+  const auto* m = dynamic_cast<const MuSGDOptions*>(&opt.param_groups().at(i).options());
+  return m ? m->role() == "bias" : i == 0;
+}
+
+void setScheduledLr(torch::optim::Optimizer& opt, size_t i, double lr) {
+  setGroupLr(opt, i, lr * groupLrScale(opt, i));
+}
+
+std::array<size_t, 3> reportedGroups(torch::optim::Optimizer& opt) {
+  std::array<size_t, 3> out{0, 1, 2};
+  const char* roles[3] = {"bias", "muon", "bn"};
+  for (size_t i = 0; i < opt.param_groups().size(); ++i) {
+    const auto* m = dynamic_cast<const MuSGDOptions*>(&opt.param_groups()[i].options());
+    if (!m || m->lr_scale() != 1.0) continue;
+    for (size_t k = 0; k < 3; ++k)
+      if (m->role() == roles[k]) out[k] = i;
+  }
+  return out;
+}
+
+std::string describeGroups(torch::optim::Optimizer& opt) {
+  auto& groups = opt.param_groups();
+  std::ostringstream os;
+  os << "parameter groups ";
+  if (groups.size() == 3 && !dynamic_cast<const MuSGDOptions*>(&groups[0].options())) {
+    const auto* sgd = dynamic_cast<const torch::optim::SGDOptions*>(&groups[1].options());
+    const auto* adam = dynamic_cast<const torch::optim::AdamWOptions*>(&groups[1].options());
+    os << groups[2].params().size() << " weight(decay=0.0), " << groups[1].params().size() << " weight(decay="
+       << (sgd    ? sgd->weight_decay()
+           : adam ? adam->weight_decay()
+                  : 0.0)
+       << "), " << groups[0].params().size() << " bias(decay=0.0)";
+    return os.str();
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto* m = dynamic_cast<const MuSGDOptions*>(&groups[i].options());
+    if (!m) fail("describeGroups: unexpected optimizer options");
+    os << (i ? ", " : "") << groups[i].params().size() << " " << m->role() << "(decay=" << m->weight_decay();
+    if (m->lr_scale() != 1.0) os << ", class branches, lr x" << m->lr_scale();
+    os << ")";
+  }
+  return os.str();
 }
 
 }  // namespace ywb

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "train/optimizer_names.h"
 
 namespace ywb {
 namespace {
@@ -116,7 +117,7 @@ void parseInto(const std::string& key, const std::string& text, double, double, 
 }
 
 std::vector<std::string> choicesFor(const std::string& name) {
-  if (name == "optimizer") return {"auto", "SGD", "AdamW"};
+  if (name == "optimizer") return optimizerNames();
   if (name == "amp_dtype") return {"auto", "fp16", "bf16"};
   if (name == "on_save_error") return {"stop", "continue"};
   return {};

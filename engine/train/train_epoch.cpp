@@ -51,7 +51,12 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
   s.accumulate = accumulateSteps(a.nbs, a.batch, ni, s.warmup_iters);
   const double target = s.initial_lr * lrFactor(epoch, s.epochs, a.lrf, a.cos_lr);
   for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
-    setGroupLr(*s.optimizer, j, warmupLr(int(j), ni, s.warmup_iters, s.warmup_bias_lr, target));
+    // Biases fall from warmup_bias_lr, the others rise from 0, to the group's own target (MuSGD's class
+    // branches: 3x the schedule's).
+    const double group_target = target * groupLrScale(*s.optimizer, j);
+    setGroupLr(
+        *s.optimizer, j,
+        warmupLr(isBiasGroup(*s.optimizer, j) ? 0 : 1, ni, s.warmup_iters, s.warmup_bias_lr, group_target));
     // Towards the `momentum` argument, also when `auto` chose SGD with 0.9: Ultralytics warms up to
     // args.momentum, so such a run trains with 0.937 after warmup (docs/PARITY.md).
     setGroupMomentum(*s.optimizer, j,
@@ -153,7 +158,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.box = l[0].item<double>();
       m.cls = l[1].item<double>();
       m.dfl = l[2].item<double>();
-      for (size_t j = 0; j < 3; ++j) m.lr[j] = groupLr(*s.optimizer, j);
+      const auto reported = reportedGroups(*s.optimizer);
+      for (size_t j = 0; j < 3; ++j) m.lr[j] = groupLr(*s.optimizer, reported[j]);
       m.images_per_s =
           double(batch.images.size(0) * s.distWorld()) / std::max(1e-9, step_s + batch.wait_seconds);
       m.data_wait_s = batch.wait_seconds;
@@ -184,7 +190,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   const bool none_finite = i > 0 && finite_batches.item<float>() == 0;  // every batch NaN/Inf: say so
   for (int k = 0; k < 3; ++k) {
     tloss[k] = none_finite ? std::numeric_limits<double>::quiet_NaN() : l[k].item<double>();
-    lr_out[k] = groupLr(*s.optimizer, size_t(k));
+    lr_out[k] = groupLr(*s.optimizer, reportedGroups(*s.optimizer)[size_t(k)]);
   }
   return true;
 }

@@ -212,10 +212,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.optimizer = makeOptimizer(groups, s.optim_choice, decay);
   std::ostringstream os;
   os << "optimizer: " << s.optim_choice.name << (s.optim_choice.auto_chosen ? " (auto)" : "")
-     << "(lr=" << s.initial_lr << ", momentum=" << s.optim_choice.momentum << ") with parameter groups "
-     << groups.bn_weights.size() << " weight(decay=0.0), " << groups.weights.size()
-     << " weight(decay=" << decay << "), " << groups.biases.size() << " bias(decay=0.0); accumulate "
-     << s.accumulate << " batches (nbs " << a.nbs << ")";
+     << "(lr=" << s.initial_lr << ", momentum=" << s.optim_choice.momentum << ") with "
+     << describeGroups(*s.optimizer) << "; accumulate " << s.accumulate << " batches (nbs " << a.nbs << ")";
   s.log(os.str());
   s.warmup_iters = warmupIterations(a.warmup_epochs, nb);
   s.scaler = std::make_unique<GradScaler>(false);
@@ -242,7 +240,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     // the previous epoch and by the last warmup step); within warmup the first step sets both anyway.
     if (s.warmup_iters <= 0 || nb * int64_t(s.start_epoch) > s.warmup_iters) {
       for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
-        setGroupLr(*s.optimizer, j, s.initial_lr * lrFactor(s.start_epoch, s.epochs, a.lrf, a.cos_lr));
+        setScheduledLr(*s.optimizer, j, s.initial_lr * lrFactor(s.start_epoch, s.epochs, a.lrf, a.cos_lr));
         if (s.warmup_iters > 0) setGroupMomentum(*s.optimizer, j, a.momentum);
       }
     }

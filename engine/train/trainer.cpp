@@ -267,7 +267,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
       // LambdaLR step: the next epoch's learning rate.
       for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) {
-        setGroupLr(*s.optimizer, j, s.initial_lr * lrFactor(epoch + 1, s.epochs, s.args.lrf, s.args.cos_lr));
+        setScheduledLr(*s.optimizer, j,
+                       s.initial_lr * lrFactor(epoch + 1, s.epochs, s.args.lrf, s.args.cos_lr));
       }
       const bool final_epoch = epoch + 1 == s.epochs;
       EpochMetrics em;

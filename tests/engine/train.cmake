@@ -1,6 +1,8 @@
 ywb_add_test(test_train_args SOURCES test_train_args.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
 ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
+# MuSGD against Ultralytics 8.4.52 (../shared/fixtures/ultralytics84): steps, groups, auto rule, resume, kernel.
+ywb_add_test(test_musgd SOURCES test_musgd.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_trainer SOURCES test_trainer.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 ywb_add_test(test_learns SOURCES test_learns.cpp LABELS train TIMEOUT 1800)
 # Every kernel family held to AVX2 (LibTorch's dispatch, oneDNN under both its variable names, OpenBLAS):

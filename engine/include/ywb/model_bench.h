@@ -21,6 +21,7 @@ struct ModelBenchOptions {
   bool channels_last = false;  ///< NHWC weights and input (memory format experiment)
   bool cuda_graphs = false;    ///< forward and backward replayed as CUDA graphs (CUDA only; engine/cuda)
   uint64_t seed = 0;
+  std::string optimizer = "SGD";  ///< "SGD", "AdamW" or "MuSGD", with the trainer's parameter groups
 };
 
 struct ModelBenchResult {
@@ -31,6 +32,7 @@ struct ModelBenchResult {
   double loss_ms = 0;      ///< loss incl. assignment (median)
   double backward_ms = 0;  ///< median
   double step_ms = 0;      ///< optimizer step + zero_grad (median)
+  double step_min_ms = 0;  ///< optimizer step + zero_grad (fastest; less sensitive to a busy machine)
   double total_ms = 0;     ///< median of whole steps
   double images_per_s = 0;
   double last_loss = 0;

@@ -32,7 +32,7 @@
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
     "Weights to start from, transferred by name and shape (.pt, .safetensors)")                              \
   X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
-  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or auto (Ultralytics' rule)")             \
+  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW, MuSGD or auto (Ultralytics' rule)")      \
   X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \
   X(double, lrf, 0.01, "optimizer", 0.0, 1.0, "Final learning rate as a fraction of lr0")                    \
   X(double, momentum, 0.937, "optimizer", 0.0, 1.0, "SGD momentum / Adam beta1")                             \

@@ -105,6 +105,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   grid->setColumnStretch(1, 1);
   layout->addLayout(grid);
   status_ = new QLabel(tr("Pick an image and a layer."), this);
+  status_->setWordWrap(true);
   status_->setObjectName("fmStatus");
   layout->addWidget(status_);
   auto* split = new QSplitter(Qt::Horizontal, this);

@@ -217,6 +217,13 @@ void MetricChart::clearData() {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MetricChart::removeSeriesFrom(int first) {
+  while (graphCount() > first) removeGraph(graphCount() - 1);
+  fitLegend();
+  dirty_ = true;
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 int MetricChart::points(int series) const {
   return graph(series)->dataCount();
 }

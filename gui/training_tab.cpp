@@ -54,8 +54,11 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   resume_ = new QPushButton(tr("Resume..."), this);
   resume_->setObjectName("resumeButton");
   resume_->setToolTip(tr("Continue a stopped run from its weights/last.safetensors"));
+  resume_run_ = new QPushButton(tr("Resume this run..."), this);
+  resume_run_->setObjectName("resumeShownButton");
+  resume_run_->setVisible(false);
   export_ = new QPushButton(tr("Export charts..."), this);
-  for (QPushButton* b : {start_, pause_, stop_, resume_, export_}) bar->addWidget(b);
+  for (QPushButton* b : {start_, pause_, stop_, resume_, resume_run_, export_}) bar->addWidget(b);
   phase_ = new QLabel(tr("Idle"), this);
   phase_->setObjectName("phaseLabel");
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
@@ -97,6 +100,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   connect(pause_, &QPushButton::toggled, this, &TrainingTab::setPaused);
   connect(stop_, &QPushButton::clicked, this, &TrainingTab::stopTraining);
   connect(resume_, &QPushButton::clicked, this, &TrainingTab::chooseResume);
+  connect(resume_run_, &QPushButton::clicked, this, [this] { askEpochsAndResume(shown_run_); });
   connect(export_, &QPushButton::clicked, this, &TrainingTab::chooseExport);
   connect(controller_, &TrainingController::phaseChanged, this, &TrainingTab::onPhase);
   connect(controller_, &TrainingController::epochFinished, this, &TrainingTab::onEpoch);
@@ -133,6 +137,7 @@ void TrainingTab::updateButtons() {
   const bool running = controller_->running();
   start_->setEnabled(!running);
   resume_->setEnabled(!running);
+  resume_run_->setEnabled(!running && !shown_run_.isEmpty());
   pause_->setEnabled(running);
   stop_->setEnabled(running);
   if (!running && pause_->isChecked()) {
@@ -159,11 +164,18 @@ void TrainingTab::resumeRun(const QString& run_dir, int epochs) {
 void TrainingTab::begin(const ywb::TrainArgs& args) {
   if (controller_->running()) return;
   const bool resuming = !args.resume.empty();
-  if (!resuming) {
+  // A resumed run continues its curves (those of this session, or of the run shown from its results.csv);
+  // anything else starts clean. Overlaid runs go either way.
+  for (const auto& [c, n] : own_series_) c->removeSeriesFrom(n);
+  const bool other_run =
+      !shown_run_.isEmpty() && QDir(QString::fromStdString(args.resume)) != QDir(shown_run_);
+  if (!resuming || other_run) {
     for (MetricChart* c : charts_) c->clearData();
     last_x_ = 0;
     lr_split_ = {-1, -1};
   }
+  shown_run_.clear();
+  resume_run_->setVisible(false);
   if (!resuming) {
     // Official weights named in model=/pretrained= are fetched here with a progress dialog (Cancel stops it);
     // the trainer then finds them in the weights cache.
@@ -359,7 +371,10 @@ void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
 void TrainingTab::chooseResume() {
   const QString dir = QFileDialog::getExistingDirectory(
       this, tr("Run folder to resume"), last_run_dir_.isEmpty() ? QDir::currentPath() : last_run_dir_);
-  if (dir.isEmpty()) return;
+  if (!dir.isEmpty()) askEpochsAndResume(dir);
+}
+
+void TrainingTab::askEpochsAndResume(const QString& dir) {
   // How many epochs in all: the run's own count by default; more extends it (a finished run too).
   int planned = 0;
   try {

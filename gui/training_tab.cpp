@@ -59,30 +59,36 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   resume_run_->setVisible(false);
   export_ = new QPushButton(tr("Export charts..."), this);
   for (QPushButton* b : {start_, pause_, stop_, resume_, resume_run_, export_}) bar->addWidget(b);
-  phase_ = new QLabel(tr("Idle"), this);
-  phase_->setObjectName("phaseLabel");
-  phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
-  phase_->setMinimumWidth(260);
-  bar->addWidget(phase_);
-  progress_ = new QProgressBar(this);
-  progress_->setRange(0, 1000);
-  progress_->setValue(0);
-  progress_->setFormat("%p%");
-  bar->addWidget(progress_, 1);
+  bar->addStretch(1);
   eta_ = new QLabel(this);
   eta_->setObjectName("etaLabel");
   bar->addWidget(eta_);
   layout->addLayout(bar);
 
-  auto* info = new QHBoxLayout;
-  speed_ = new QLabel(tr("images/s: -   data wait: -"), this);
-  speed_->setObjectName("speedLabel");
+  // Phase and progress on their own row, so the buttons, a long phase and the bar never widen the window.
+  auto* state = new QHBoxLayout;
+  phase_ = new QLabel(tr("Idle"), this);
+  phase_->setObjectName("phaseLabel");
+  phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
+  // A long phase ("Scanning: <path>") is cut at 420 px, never widening the window; its tooltip is whole.
+  phase_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  phase_->setMinimumWidth(260);
+  phase_->setMaximumWidth(420);
+  state->addWidget(phase_, 1);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setFormat("%p%");
+  state->addWidget(progress_, 2);
+
   best_ = new QLabel(this);
   best_->setObjectName("bestLabel");
-  info->addWidget(speed_);
-  info->addStretch(1);
-  info->addWidget(best_);
-  layout->addLayout(info);
+  state->addWidget(best_);
+  layout->addLayout(state);
+  speed_ = new QLabel(tr("images/s: -   data wait: -"), this);
+  speed_->setObjectName("speedLabel");
+  speed_->setWordWrap(true);  // wraps rather than widening the window
+  layout->addWidget(speed_);
 
   auto* split = new QSplitter(Qt::Vertical, this);
   split->setObjectName("trainingSplitter");
@@ -176,6 +182,8 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
   }
   shown_run_.clear();
   resume_run_->setVisible(false);
+  eta_->setToolTip(QString());
+  for (MetricChart* c : {speed_chart_, system_, memory_}) c->setNote(QString());  // live from here on
   if (!resuming) {
     // Official weights named in model=/pretrained= are fetched here with a progress dialog (Cancel stops it);
     // the trainer then finds them in the weights cache.

@@ -89,22 +89,26 @@ void TrainingTab::drawRun(const RunResults& r) {
   const int last = r.lastEpoch();
   QString phase;
   if (last == 0)
-    phase = tr("%1: no epochs in results.csv").arg(name);
+    phase = tr("no epochs in results.csv");
   else if (r.has_args && last >= a.epochs)
-    phase = tr("%1: finished at epoch %2").arg(name).arg(last);
+    phase = tr("finished at epoch %1").arg(last);
   else if (r.has_args)
-    phase = tr("%1: stopped at epoch %2 of %3").arg(name).arg(last).arg(a.epochs);
+    phase = tr("stopped at epoch %1 of %2").arg(last).arg(a.epochs);
   else
-    phase = tr("%1: stopped or finished at epoch %2 (no args.yaml)").arg(name).arg(last);
+    phase = tr("stopped or finished at epoch %1 (no args.yaml)").arg(last);
   phase_->setText(phase);
   phase_->setToolTip(r.dir);
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #81c784; padding: 0 12px;");
   const int planned = r.has_args ? std::max(a.epochs, last) : last;
   progress_->setValue(planned > 0 ? int(1000.0 * last / planned) : 0);
   progress_->setFormat(tr("epoch %1/%2  %p%").arg(last).arg(planned));
+  // The run's name where the ETA shows while training (the phase stays short; the tooltip has the folder).
   eta_->setText(r.values.value("time").isEmpty()
-                    ? QString()
-                    : tr("took %1 s").arg(r.values.value("time").back(), 0, 'f', 0));
+                    ? tr("run %1").arg(name)
+                    : tr("run %1, took %2 s").arg(name).arg(r.values.value("time").back(), 0, 'f', 0));
+  eta_->setToolTip(r.dir);
+  // What results.csv does not hold: the live-only charts say so instead of looking broken.
+  for (MetricChart* c : {speed_chart_, system_, memory_}) c->setNote(tr("not in results.csv"));
   speed_->setText(tr("images/s: -   data wait: -"));
   const int b = r.best;
   best_->setText(b >= 0 ? tr("best: epoch %1, mAP50-95 %2 (COCO-exact)")

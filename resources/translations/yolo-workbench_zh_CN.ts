@@ -1483,28 +1483,8 @@
         <translation>最佳</translation>
     </message>
     <message>
-        <source>%1: no epochs in results.csv</source>
-        <translation>%1：results.csv 中没有轮次</translation>
-    </message>
-    <message>
-        <source>%1: finished at epoch %2</source>
-        <translation>%1：在第 %2 轮完成</translation>
-    </message>
-    <message>
-        <source>%1: stopped at epoch %2 of %3</source>
-        <translation>%1：在第 %2 轮（共 %3 轮）停止</translation>
-    </message>
-    <message>
-        <source>%1: stopped or finished at epoch %2 (no args.yaml)</source>
-        <translation>%1：在第 %2 轮停止或完成（没有 args.yaml）</translation>
-    </message>
-    <message>
         <source>epoch %1/%2  %p%</source>
         <translation>轮次 %1/%2  %p%</translation>
-    </message>
-    <message>
-        <source>took %1 s</source>
-        <translation>用时 %1 秒</translation>
     </message>
     <message>
         <source>Run %1 (from its results.csv and args.yaml):</source>
@@ -1529,6 +1509,34 @@
     <message>
         <source>Overlaid run %1 (%2 epochs)</source>
         <translation>已叠加运行 %1（%2 轮）</translation>
+    </message>
+    <message>
+        <source>no epochs in results.csv</source>
+        <translation>results.csv 中没有轮次</translation>
+    </message>
+    <message>
+        <source>finished at epoch %1</source>
+        <translation>在第 %1 轮完成</translation>
+    </message>
+    <message>
+        <source>stopped at epoch %1 of %2</source>
+        <translation>在第 %1 轮（共 %2 轮）停止</translation>
+    </message>
+    <message>
+        <source>stopped or finished at epoch %1 (no args.yaml)</source>
+        <translation>在第 %1 轮停止或完成（没有 args.yaml）</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>run %1, took %2 s</source>
+        <translation>运行 %1，用时 %2 秒</translation>
+    </message>
+    <message>
+        <source>not in results.csv</source>
+        <translation>results.csv 中没有</translation>
     </message>
 </context>
 <context>

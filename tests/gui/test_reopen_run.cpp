@@ -246,6 +246,10 @@ class TestReopenRun : public QObject {
     }
     w.tabs()->setCurrentWidget(w.training());
     QTest::qWait(200);
+    // The System dock (doctor text and chart) lies wholly inside the window.
+    auto* dock = w.findChild<QWidget*>("systemDock");
+    QVERIFY(dock && dock->isVisible());
+    QVERIFY2(dock->geometry().right() < w.width(), qPrintable(QString::number(dock->geometry().right())));
     QVERIFY(w.grab().save(shotsDir() + QString("/reopen_fits_%1x%2.png").arg(width).arg(height)));
   }
 

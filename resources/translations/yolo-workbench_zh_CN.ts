@@ -714,11 +714,11 @@
     </message>
     <message>
         <source>CPU bf16: %1. On a CPU, amp=true trains in bf16 where the run measures it faster than fp32.</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU bf16：%1。在 CPU 上，amp=true 会在本次运行测得 bf16 比 fp32 更快时使用 bf16 训练。</translation>
     </message>
     <message>
         <source>CPU bf16: %1. On a CPU, amp=true trains in fp32 here unless the run measures bf16 faster; amp_dtype=bf16 forces it.</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU bf16：%1。在 CPU 上，除非本次运行测得 bf16 更快，amp=true 在此使用 fp32 训练；amp_dtype=bf16 可强制使用 bf16。</translation>
     </message>
 </context>
 <context>

@@ -3,15 +3,19 @@
 // close marked, the phase, Resume with its own settings, its dataset in Predictions and the first validation
 // image in Feature maps. On a run trained here and on Ultralytics 8.3.253's own run folder; damaged parts are
 // named; several runs selected in Runs overlay their curves; the window fits 1440x900 and 1366x768.
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <filesystem>
 
@@ -251,6 +255,36 @@ class TestReopenRun : public QObject {
     QVERIFY(dock && dock->isVisible());
     QVERIFY2(dock->geometry().right() < w.width(), qPrintable(QString::number(dock->geometry().right())));
     QVERIFY(w.grab().save(shotsDir() + QString("/reopen_fits_%1x%2.png").arg(width).arg(height)));
+  }
+
+  void resumeThisRunContinuesItsCurves() {
+    // Last (it extends the tiny run): "Resume this run..." asks how many epochs in all (the run's 2 by
+    // default), then continues the run with its own arguments; the live epoch joins the curves drawn from
+    // results.csv.
+    ywb::gui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openPath(tiny_));
+    ywb::gui::TrainingTab* t = w.training();
+    QCOMPARE(t->chart("map")->points(1), 2);
+    int asked_default = -1;
+    QTimer::singleShot(300, this, [&asked_default] {
+      auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      asked_default = dialog->intValue();
+      dialog->setIntValue(3);
+      dialog->accept();
+    });
+    QSignalSpy finished(t, &ywb::gui::TrainingTab::runFinished);
+    t->resumeShownButton()->click();
+    QCOMPARE(asked_default, 2);  // the run's own epochs (args.yaml)
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.front().front().toString(), tiny_);
+    // results.csv now has 3 rows; the chart holds the 2 read back and the one trained live.
+    const std::vector<ywb::ResultsRow> rows = ywb::readResults((tiny_ + "/results.csv").toStdString());
+    QCOMPARE(int(rows.size()), 3);
+    QCOMPARE(t->chart("map")->points(1), 3);
+    QCOMPARE(seriesValues(t->chart("map"), 1).back(), rows.back().map);
   }
 
  private:

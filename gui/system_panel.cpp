@@ -57,7 +57,11 @@ SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
   runDoctorAsync();
 }
 
-SystemPanel::~SystemPanel() = default;
+SystemPanel::~SystemPanel() {
+  // The doctor times a model in LibTorch on its thread; a window closed (or a program ending) while it runs
+  // must wait for it, or the thread runs on into static destruction (heap corruption at exit).
+  if (doctor_thread_) doctor_thread_->wait();
+}
 
 void SystemPanel::ensureGpuGraphs(size_t gpus) {
   if (gpu_graphs_ >= gpus) return;
@@ -126,6 +130,7 @@ void SystemPanel::runDoctorAsync() {
           Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  doctor_thread_ = t;
   t->start();
 }
 

@@ -2,8 +2,6 @@
 // Thread rules: GUI thread only; the doctor runs on a short-lived thread and reports back queued.
 #pragma once
 #include <QMap>
-#include <QPointer>
-#include <QThread>
 #include <QWidget>
 
 #include "ywb/doctor.h"
@@ -50,7 +48,6 @@ class SystemPanel : public QWidget {
   QMap<int, int> gpu_rank_;  // GPU index -> rank of the current multi-rank run
   int samples_ = 0;
   bool doctor_running_ = false;
-  QPointer<QThread> doctor_thread_;  // waited for on destruction: torch must not outlive main()
 };
 
 }  // namespace ywb::gui

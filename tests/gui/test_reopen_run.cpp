@@ -10,11 +10,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QtTest>
 #include <filesystem>
@@ -254,6 +256,11 @@ class TestReopenRun : public QObject {
     auto* dock = w.findChild<QWidget*>("systemDock");
     QVERIFY(dock && dock->isVisible());
     QVERIFY2(dock->geometry().right() < w.width(), qPrintable(QString::number(dock->geometry().right())));
+    // The doctor's text in the screenshot (it wraps inside the dock).
+    auto* doctor = w.findChild<QTextBrowser*>("doctorSummary");
+    QVERIFY(doctor);
+    QTRY_VERIFY_WITH_TIMEOUT(doctor->toPlainText().contains("LibTorch"), 60000);
+    QVERIFY(doctor->horizontalScrollBar()->maximum() == 0);  // nothing cut at the right
     QVERIFY(w.grab().save(shotsDir() + QString("/reopen_fits_%1x%2.png").arg(width).arg(height)));
   }
 

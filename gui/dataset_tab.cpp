@@ -44,12 +44,16 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   recent_ = new QComboBox(this);
   recent_->setObjectName("recentDatasets");
   recent_->setMinimumWidth(360);
+  // Long paths are elided in the closed box, not widening the window (the list shows them whole).
+  recent_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  recent_->setMinimumContentsLength(30);
   recent_->setPlaceholderText(tr("Recent datasets"));
   recent_->addItems(QSettings().value("datasets/recent").toStringList());
   recent_->setCurrentIndex(-1);
   auto* rescan = new QPushButton(tr("Rescan"), this);
   summary_ = new QLabel(tr("No dataset open."), this);
   summary_->setObjectName("datasetSummary");
+  summary_->setWordWrap(true);  // it names the data.yaml: a long path wraps instead of widening the window
   bar->addWidget(open);
   bar->addWidget(create);
   bar->addWidget(recent_);

@@ -82,6 +82,14 @@ void MainWindow::buildTabs() {
     features_->setModelYaml(QString::fromStdString(a.model));
   });
   connect(dataset_, &DatasetTab::imageSelected, features_, &FeatureMapsTab::setImage);
+  // A run opened again: once its dataset is listed, Feature maps gets the first validation image.
+  connect(dataset_, &DatasetTab::datasetScanned, this, [this] {
+    if (pending_val_image_.isEmpty() || dataset_->dataYaml() != pending_val_image_) return;
+    pending_val_image_.clear();
+    dataset_->showSplit("val");
+  });
+  connect(runs_, &RunsTab::runActivated, this, [this](const QString& dir) { openPath(dir); });
+  connect(runs_, &RunsTab::runsSelected, training_, &TrainingTab::showRuns);
   // "Follow training" in Feature maps: EMA copies from the run training in this window.
   TrainingController* ctl = training_->controller();
   features_->setSnapshotSource([ctl] { return ctl->requestEmaSnapshot(); },
@@ -93,12 +101,45 @@ void MainWindow::buildTabs() {
 }
 
 void MainWindow::showRunWeights(const QString& dir) {
-  const QString best = dir + "/weights/best.safetensors", last = dir + "/weights/last.safetensors";
-  if (!QFileInfo::exists(last) && !QFileInfo::exists(best)) return;
-  const QString weights = QFileInfo::exists(best) ? best : last;
+  // Ours write .safetensors, Ultralytics' runs .pt (the loader reads both).
+  auto find = [&dir](const char* stem) {
+    for (const char* ext : {".safetensors", ".pt"}) {
+      const QString p = dir + "/weights/" + stem + ext;
+      if (QFileInfo::exists(p)) return p;
+    }
+    return QString();
+  };
+  const QString best = find("best"), last = find("last");
+  if (last.isEmpty() && best.isEmpty()) return;
+  const QString weights = !best.isEmpty() ? best : last;
   predictions_->setWeights(weights);
   export_->setWeights(weights);
-  features_->setWeights(QFileInfo::exists(last) ? last : best);  // the checkpoint's EMA weights
+  features_->setWeights(!last.isEmpty() ? last : best);  // the checkpoint's EMA weights
+}
+
+QString MainWindow::openRun(const QString& dir) {
+  // The run as it was: its folder selected in Runs, its weights in Predictions, Feature maps and Export, its
+  // charts, phase and Resume in Training, its dataset in Dataset and Predictions, and the first validation
+  // image in Feature maps (once the dataset's scan lists it).
+  const QString name = QFileInfo(dir).fileName();
+  runs_->setRunsFolder(QFileInfo(dir).absolutePath());
+  for (int row = 0; row < runs_->table()->rowCount(); ++row) {
+    const QTableWidgetItem* item = runs_->table()->item(row, 0);
+    if (item && item->text() == name) runs_->table()->selectRow(row);
+  }
+  showRunWeights(dir);
+  RunResults run;
+  run.load(dir);
+  training_->showRuns({run});
+  const QString yaml = run.dataYaml();
+  if (!yaml.isEmpty()) {
+    pending_val_image_ = QFileInfo(yaml).absoluteFilePath();
+    dataset_->openDataset(yaml);
+    predictions_->setDataset(yaml);
+  }
+  const QStringList problems = run.problems();
+  for (const QString& p : problems) log_->appendLine(tr("Run %1: could not read: %2").arg(dir, p));
+  return problems.join("; ");
 }
 
 void MainWindow::openFileDialog() {
@@ -126,15 +167,10 @@ bool MainWindow::openPath(const QString& path) {
       done = tr("Opening dataset %1").arg(o.path);
       break;
     case OpenedPath::Run: {
-      const QString name = QFileInfo(o.path).fileName();
-      runs_->setRunsFolder(QFileInfo(o.path).absolutePath());
-      for (int row = 0; row < runs_->table()->rowCount(); ++row) {
-        const QTableWidgetItem* item = runs_->table()->item(row, 0);
-        if (item && item->text() == name) runs_->table()->selectRow(row);
-      }
-      showRunWeights(o.path);
-      tabs_->setCurrentWidget(runs_);
-      done = tr("Opened run %1").arg(o.path);
+      const QString problems = openRun(o.path);
+      tabs_->setCurrentWidget(training_);
+      done = problems.isEmpty() ? tr("Opened run %1").arg(o.path)
+                                : tr("Opened run %1; could not read: %2").arg(o.path, problems);
       break;
     }
     case OpenedPath::Weights:

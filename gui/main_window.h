@@ -35,8 +35,9 @@ class MainWindow : public QMainWindow {
   PredictionsTab* predictions() const { return predictions_; }
   ExportTab* exporter() const { return export_; }
   /// Opens what `path` is (see classifyPath): a data.yaml in the Dataset tab (and as `data`), a run folder
-  /// in the Runs tab with its weights, weights in Predictions/Feature maps/Export, or training arguments in
-  /// the Hyperparameters tab. Anything else is a message in the log and the status bar. False then.
+  /// as it was (Training charts from its results.csv, its dataset from args.yaml, its weights), weights in
+  /// Predictions/Feature maps/Export, or training arguments in the Hyperparameters tab. Anything else is a
+  /// message in the log and the status bar. False then.
   bool openPath(const QString& path);
   /// File > Open... and File > Open folder...: a file chooser (filters from openableFileFilter), then
   /// openPath. The chooser starts in the folder of the last path opened.
@@ -58,6 +59,8 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void restoreLayout();
   void showRunWeights(const QString& run_dir);
+  /// Opens a run folder everywhere it shows (see openPath); returns what could not be read ("" when all).
+  QString openRun(const QString& run_dir);
   void openQuickStartDataset(const QString& yaml);
   QString lastOpenedFolder() const;
 
@@ -72,6 +75,7 @@ class MainWindow : public QMainWindow {
   FeatureMapsTab* features_ = nullptr;
   PredictionsTab* predictions_ = nullptr;
   ExportTab* export_ = nullptr;
+  QString pending_val_image_;  // data.yaml of a run opened again whose first val image is still to show
 };
 
 }  // namespace ywb::gui

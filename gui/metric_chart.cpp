@@ -30,7 +30,8 @@ void MetricChart::styleDark(QCustomPlot* plot) {
 MetricChart::MetricChart(const QString& title, const QString& x_label, const QString& y_label,
                          QWidget* parent)
     : QCustomPlot(parent) {
-  setMinimumSize(240, 170);
+  // Four across beside the System dock on a 1366-pixel screen (the Training tab's grid): at most ~220 wide.
+  setMinimumSize(200, 170);
   setNoAntialiasingOnDrag(true);
   plotLayout()->insertRow(0);
   title_ = new QCPTextElement(this, title, QFont(font().family(), 9, QFont::Bold));
@@ -213,6 +214,13 @@ void MetricChart::clearData() {
   markers_.clear();
   marker_labels_.clear();
   setNote(QString());
+  dirty_ = true;
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::removeSeriesFrom(int first) {
+  while (graphCount() > first) removeGraph(graphCount() - 1);
+  fitLegend();
   dirty_ = true;
   replot(QCustomPlot::rpQueuedReplot);
 }

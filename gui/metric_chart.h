@@ -23,6 +23,8 @@ class MetricChart : public QCustomPlot {
   void refresh();
   /// Removes every point and marker (and the note).
   void clearData();
+  /// Removes series `first` and every one after it (overlays added after the chart's own series).
+  void removeSeriesFrom(int first);
   /// Sets the note shown at the top right inside the plot ("" hides it).
   void setNote(const QString& text);
   QString note() const;

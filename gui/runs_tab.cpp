@@ -15,44 +15,8 @@
 #include <QVBoxLayout>
 
 #include "metric_chart.h"
-#include "ywb/results_csv.h"
-#include "ywb/train_args.h"
 
 namespace ywb::gui {
-
-bool RunResults::load(const QString& run_dir) {
-  dir = run_dir;
-  columns.clear();
-  values.clear();
-  best = -1;
-  error.clear();
-  model.clear();
-  const QString path = run_dir + "/results.csv";
-  if (!QFileInfo::exists(path)) return false;
-  try {
-    const std::vector<ywb::ResultsRow> rows = ywb::readResults(path.toStdString());
-    for (const auto& c : ywb::resultsColumns()) columns << QString::fromStdString(c);
-    for (const auto& r : rows) {
-      const std::vector<double> v = ywb::resultsRowValues(r);
-      for (int i = 0; i < columns.size(); ++i) values[columns[i]] << v[size_t(i)];
-    }
-    best = ywb::bestResultsRow(rows);
-  } catch (const std::exception& e) {
-    error = QString::fromStdString(e.what());
-    return false;
-  }
-  try {  // which model (family and scale) the run trained; a missing or broken args.yaml leaves it empty
-    const QString args_path = run_dir + "/args.yaml";
-    if (QFileInfo::exists(args_path)) {
-      ywb::TrainArgs args;
-      ywb::loadTrainArgsYaml(args_path.toStdString(), args);
-      model = QString::fromStdString(args.model);
-    }
-  } catch (const std::exception&) {
-    model.clear();
-  }
-  return true;
-}
 
 RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   setObjectName("runsTab");
@@ -102,6 +66,9 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   connect(folder_, &QLineEdit::editingFinished, this, &RunsTab::refresh);
   connect(table_, &QTableWidget::itemSelectionChanged, this, &RunsTab::plotSelected);
   connect(metric_, &QComboBox::currentTextChanged, this, &RunsTab::plotSelected);
+  connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+    if (row >= 0 && row < runs_.size()) Q_EMIT runActivated(runs_[row].dir);
+  });
   refresh();
 }
 
@@ -164,6 +131,11 @@ void RunsTab::plotSelected() {
   }
   chart_->yAxis->setLabel(col);
   chart_->refresh();
+  if (rows.size() < 2) return;  // one run: the chart above; several: also the Training tab
+  QVector<RunResults> selected;
+  for (int row : rows)
+    if (row < runs_.size()) selected << runs_[row];
+  Q_EMIT runsSelected(selected);
 }
 
 }  // namespace ywb::gui

@@ -1,11 +1,14 @@
 // The Runs tab: every run under a runs folder (runs/detect by default) with its best metrics read from
-// results.csv (COCO-exact mAP), and the curves of the selected runs overlaid for comparison.
+// results.csv (COCO-exact mAP), and the curves of the selected runs overlaid for comparison (here for one
+// column, and in the Training tab's charts through runsSelected). Double-clicking a run opens it.
 // Thread rules: GUI thread only (results.csv files are small).
 #pragma once
 #include <QMap>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
+
+#include "run_results.h"
 
 class QComboBox;
 class QLineEdit;
@@ -14,19 +17,6 @@ class QTableWidget;
 namespace ywb::gui {
 
 class MetricChart;
-
-/// One run's results.csv, read by the engine's reader (ywb/results_csv.h): column name -> values per epoch.
-struct RunResults {
-  QString dir;
-  QStringList columns;
-  QMap<QString, QVector<double>> values;
-  int best = -1;  ///< row of the epoch whose weights are in weights/best (ywb::bestResultsRow), -1: none
-  QString error;  ///< why a results.csv that exists could not be read
-  QString model;  ///< the run's `model` argument from its args.yaml ("yolo11n.yaml"), empty when unreadable
-  /// Reads dir/results.csv; false when missing or unreadable (then `error` says why).
-  bool load(const QString& run_dir);
-  int epochs() const { return values.value("epoch").size(); }
-};
 
 class RunsTab : public QWidget {
   Q_OBJECT
@@ -39,6 +29,12 @@ class RunsTab : public QWidget {
 
  public Q_SLOTS:
   void refresh();
+
+ Q_SIGNALS:
+  /// The user selected several runs (in table order): their curves are to be overlaid.
+  void runsSelected(const QVector<ywb::gui::RunResults>& runs);
+  /// The user double-clicked a run: open it (its folder).
+  void runActivated(const QString& run_dir);
 
  private:
   void plotSelected();

@@ -20,6 +20,20 @@ QString gib(int64_t bytes) {
   return bytes < 0 ? "?" : QString::number(double(bytes) / (1 << 30), 'f', 1) + " GiB";
 }
 
+// Doctor threads still running when the application object goes away are waited for then (a post
+// routine): the doctor times a model in LibTorch, and a thread running on into static destruction corrupts
+// the heap at exit. Closing a window does not wait.
+QList<QPointer<QThread>>& doctorThreads() {
+  static QList<QPointer<QThread>> threads;
+  return threads;
+}
+
+void waitForDoctors() {
+  for (const QPointer<QThread>& t : doctorThreads())
+    if (t) t->wait();
+  doctorThreads().clear();
+}
+
 }  // namespace
 
 SystemPanel::SystemPanel(QWidget* parent) : QWidget(parent) {
@@ -126,6 +140,10 @@ void SystemPanel::runDoctorAsync() {
           Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  static const bool wait_at_exit = (qAddPostRoutine(waitForDoctors), true);
+  Q_UNUSED(wait_at_exit);
+  doctorThreads().removeAll(nullptr);
+  doctorThreads() << t;
   t->start();
 }
 

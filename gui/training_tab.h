@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <functional>
 
+#include "run_results.h"
 #include "ywb/system_monitor.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
@@ -37,6 +38,9 @@ class TrainingTab : public QWidget {
   const QStringList& phasesSeen() const { return phases_; }
   /// The run folder of the last finished or stopped run ("" before any).
   QString lastRunDir() const { return last_run_dir_; }
+  /// The run folder whose results.csv the charts show (opened again or selected in Runs), "" when none.
+  QString shownRun() const { return shown_run_; }
+  QPushButton* resumeShownButton() const { return resume_run_; }
   /// Saves every chart into one PNG (or PDF when the name ends in .pdf). Returns false on failure.
   bool exportCharts(const QString& path);
 
@@ -48,6 +52,11 @@ class TrainingTab : public QWidget {
   void resumeRun(const QString& run_dir, int epochs = 0);
   void stopTraining();
   void setPaused(bool paused);
+  /// Shows a finished or stopped run as it was (training_tab_history.cpp): every epoch chart drawn from its
+  /// results.csv with the best epoch and Mosaic's close marked, the phase "finished/stopped at epoch N", its
+  /// epochs in the log, and Resume offered with the run's own settings. Further runs are overlaid on the
+  /// same charts (dashed, one colour per run). Ignored while a run trains.
+  void showRuns(const QVector<ywb::gui::RunResults>& runs);
 
  Q_SIGNALS:
   void logLine(const QString& line);
@@ -65,6 +74,9 @@ class TrainingTab : public QWidget {
   void updateButtons();
   void chooseResume();
   void chooseExport();
+  void askEpochsAndResume(const QString& dir);
+  void drawRun(const RunResults& r);
+  void overlayRun(const RunResults& r, int k);
 
   std::function<ywb::TrainArgs()> provider_;
   TrainingController* controller_ = nullptr;
@@ -86,6 +98,9 @@ class TrainingTab : public QWidget {
   double sample_offset_ = -1;               // sampler seconds at run start
   int extra_gpus_ = 0;  // GPUs beyond the first with their own series (multi-GPU machines)
   QString last_run_dir_;
+  QString shown_run_;
+  QPushButton* resume_run_ = nullptr;
+  QList<QPair<MetricChart*, int>> own_series_;  // epoch charts and their own series count (overlays follow)
 };
 
 }  // namespace ywb::gui

@@ -59,6 +59,8 @@ void TrainingTab::buildCharts(QWidget* host) {
   memory_->addSeries(tr("process RSS"), MetricChart::color(0));
   memory_->addSeries(tr("GPU used (NVML)"), MetricChart::color(3));
   memory_->addSeries(tr("tensor allocator"), MetricChart::color(5), Qt::DashLine);
+  for (MetricChart* c : {train_loss_, val_loss_, pr_, map_, lr_})
+    own_series_ << qMakePair(c, c->graphCount());
 }
 
 MetricChart* TrainingTab::chart(const QString& name) const {

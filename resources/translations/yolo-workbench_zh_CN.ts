@@ -79,6 +79,26 @@
         <source>COCO-pretrained %1 (Ultralytics, AGPL-3.0); downloaded into %2 on first use</source>
         <translation>COCO 预训练的 %1（Ultralytics，AGPL-3.0）；首次使用时下载到 %2</translation>
     </message>
+    <message>
+        <source>results.csv could not be read (%1): no charts</source>
+        <translation>无法读取 results.csv（%1）：没有图表</translation>
+    </message>
+    <message>
+        <source>results.csv is missing: no charts</source>
+        <translation>缺少 results.csv：没有图表</translation>
+    </message>
+    <message>
+        <source>args.yaml could not be read (%1): no dataset, schedule or resume settings</source>
+        <translation>无法读取 args.yaml（%1）：没有数据集、训练计划或继续训练的设置</translation>
+    </message>
+    <message>
+        <source>args.yaml is missing: no dataset, schedule or resume settings</source>
+        <translation>缺少 args.yaml：没有数据集、训练计划或继续训练的设置</translation>
+    </message>
+    <message>
+        <source>the dataset %1 named in args.yaml was not found</source>
+        <translation>未找到 args.yaml 中指定的数据集 %1</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -692,6 +712,14 @@
         <source>%1 was not accepted</source>
         <translation>%1 未被接受</translation>
     </message>
+    <message>
+        <source>CPU bf16: %1. On a CPU, amp=true trains in bf16 where the run measures it faster than fp32.</source>
+        <translation>CPU bf16：%1。在 CPU 上，amp=true 会在本次运行测得 bf16 比 fp32 更快时使用 bf16 训练。</translation>
+    </message>
+    <message>
+        <source>CPU bf16: %1. On a CPU, amp=true trains in fp32 here unless the run measures bf16 faster; amp_dtype=bf16 forces it.</source>
+        <translation>CPU bf16：%1。在 CPU 上，除非本次运行测得 bf16 更快，amp=true 在此使用 fp32 训练；amp_dtype=bf16 可强制使用 bf16。</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::MainWindow</name>
@@ -870,6 +898,14 @@
     <message>
         <source>&amp;Weights download address...</source>
         <translation>权重下载地址(&amp;W)...</translation>
+    </message>
+    <message>
+        <source>Run %1: could not read: %2</source>
+        <translation>运行 %1：无法读取：%2</translation>
+    </message>
+    <message>
+        <source>Opened run %1; could not read: %2</source>
+        <translation>已打开运行 %1；无法读取：%2</translation>
     </message>
 </context>
 <context>
@@ -1437,6 +1473,70 @@
     <message>
         <source>Not started: %1</source>
         <translation>未开始：%1</translation>
+    </message>
+    <message>
+        <source>Resume this run...</source>
+        <translation>继续此次训练……</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>epoch %1/%2  %p%</source>
+        <translation>轮次 %1/%2  %p%</translation>
+    </message>
+    <message>
+        <source>Run %1 (from its results.csv and args.yaml):</source>
+        <translation>运行 %1（来自其 results.csv 和 args.yaml）：</translation>
+    </message>
+    <message>
+        <source>  best</source>
+        <translation>  最佳</translation>
+    </message>
+    <message>
+        <source>Could not read: %1</source>
+        <translation>无法读取：%1</translation>
+    </message>
+    <message>
+        <source>Continue %1 from its weights/last.safetensors with its own arguments (more epochs extend a finished run)</source>
+        <translation>使用其自身参数从 weights/last.safetensors 继续 %1（更多轮次可延长已完成的训练）</translation>
+    </message>
+    <message>
+        <source>%1 has no weights/last.safetensors to resume from</source>
+        <translation>%1 没有可用于继续训练的 weights/last.safetensors</translation>
+    </message>
+    <message>
+        <source>Overlaid run %1 (%2 epochs)</source>
+        <translation>已叠加运行 %1（%2 轮）</translation>
+    </message>
+    <message>
+        <source>no epochs in results.csv</source>
+        <translation>results.csv 中没有轮次</translation>
+    </message>
+    <message>
+        <source>finished at epoch %1</source>
+        <translation>在第 %1 轮完成</translation>
+    </message>
+    <message>
+        <source>stopped at epoch %1 of %2</source>
+        <translation>在第 %1 轮（共 %2 轮）停止</translation>
+    </message>
+    <message>
+        <source>stopped or finished at epoch %1 (no args.yaml)</source>
+        <translation>在第 %1 轮停止或完成（没有 args.yaml）</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>run %1, took %2 s</source>
+        <translation>运行 %1，用时 %2 秒</translation>
+    </message>
+    <message>
+        <source>not in results.csv</source>
+        <translation>results.csv 中没有</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,92 @@
+#include "run_results.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QObject>
+#include <exception>
+
+#include "ywb/results_csv.h"
+
+namespace ywb::gui {
+
+bool RunResults::load(const QString& run_dir) {
+  dir = run_dir;
+  columns.clear();
+  values.clear();
+  best = -1;
+  error.clear();
+  model.clear();
+  args = ywb::TrainArgs{};
+  has_args = false;
+  args_error.clear();
+  const QString args_path = run_dir + "/args.yaml";
+  if (QFileInfo::exists(args_path)) {
+    try {  // which model (family and scale) the run trained, its dataset and schedule
+      ywb::loadTrainArgsYaml(args_path.toStdString(), args);
+      has_args = true;
+      model = QString::fromStdString(args.model);
+    } catch (const std::exception& e) {
+      args = ywb::TrainArgs{};
+      args_error = QString::fromUtf8(e.what());
+    }
+  }
+  const QString path = run_dir + "/results.csv";
+  if (!QFileInfo::exists(path)) return false;
+  try {
+    const std::vector<ywb::ResultsRow> rows = ywb::readResults(path.toStdString());
+    for (const auto& c : ywb::resultsColumns()) columns << QString::fromStdString(c);
+    for (const auto& r : rows) {
+      const std::vector<double> v = ywb::resultsRowValues(r);
+      for (int i = 0; i < columns.size(); ++i) values[columns[i]] << v[size_t(i)];
+    }
+    best = ywb::bestResultsRow(rows);
+  } catch (const std::exception& e) {
+    columns.clear();
+    values.clear();
+    error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
+}
+
+int RunResults::lastEpoch() const {
+  const auto& ep = values.value("epoch");
+  return ep.isEmpty() ? 0 : int(ep.back());
+}
+
+int RunResults::bestEpoch() const {
+  const auto& ep = values.value("epoch");
+  return best >= 0 && best < ep.size() ? int(ep[best]) : 0;
+}
+
+QString RunResults::dataYaml() const {
+  if (!has_args || args.data.empty()) return {};
+  const QString data = QString::fromStdString(args.data);
+  if (QFileInfo(data).isAbsolute()) return QFileInfo::exists(data) ? data : QString();
+  if (QFileInfo::exists(data)) return QFileInfo(data).absoluteFilePath();
+  QDir d(dir);
+  for (int up = 0; up <= 3; ++up) {
+    if (QFileInfo::exists(d.filePath(data))) return QFileInfo(d.filePath(data)).absoluteFilePath();
+    if (!d.cdUp()) break;
+  }
+  return {};
+}
+
+QStringList RunResults::problems() const {
+  QStringList out;
+  if (!error.isEmpty())
+    out << QObject::tr("results.csv could not be read (%1): no charts").arg(error);
+  else if (!QFileInfo::exists(dir + "/results.csv"))
+    out << QObject::tr("results.csv is missing: no charts");
+  if (!args_error.isEmpty())
+    out << QObject::tr("args.yaml could not be read (%1): no dataset, schedule or resume settings")
+               .arg(args_error);
+  else if (!has_args)
+    out << QObject::tr("args.yaml is missing: no dataset, schedule or resume settings");
+  else if (!args.data.empty() && dataYaml().isEmpty())
+    out << QObject::tr("the dataset %1 named in args.yaml was not found")
+               .arg(QString::fromStdString(args.data));
+  return out;
+}
+
+}  // namespace ywb::gui

@@ -130,7 +130,11 @@ void SystemPanel::runDoctorAsync() {
   rerun_->setEnabled(false);
   QPointer<SystemPanel> self(this);
   QThread* t = QThread::create([self] {
-    ywb::DoctorReport r = ywb::runDoctor({});
+    // The CPU's measured AMP choice (a second of LibTorch work) is not shown here: Hyperparameters' amp note
+    // and each run's log say it.
+    ywb::DoctorOptions o;
+    o.probe_cpu_amp = false;
+    ywb::DoctorReport r = ywb::runDoctor(o);
     if (self)
       QMetaObject::invokeMethod(
           self,

@@ -165,7 +165,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
   // architecture.
-  std::string model_src = a.model;
+  std::string model_src = a.model, modules;
   NamedTensors start;
   std::string start_from;
   if (hasWeightsSuffix(a.model) && !isWeightsPath(a.model))
@@ -173,6 +173,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (isWeightsPath(a.model)) {
     WeightsWithModel w = readWeightsWithModel(a.model);
     model_src = w.yaml;
+    modules = w.modules;  // the checkpoint's module form (8.3 or 8.4) where its YAML does not say
     start = std::move(w.tensors);
     start_from = a.model;
   }
@@ -180,12 +181,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     start = readModelTensors(a.pretrained);
     start_from = a.pretrained;
   }
-  s.model = model::buildModel(model_src, s.nc);
+  s.model = model::buildModel(model_src, s.nc, modules);
   if (!start.empty() && !resume) {
     const StateDictReport rep = loadStateDict(*s.model, start, /*strict=*/false);
     s.log((start_from == a.pretrained ? "pretrained " : "weights ") + start_from + ": " + rep.summary());
   }
-  s.ema_model = model::buildModel(model_src, s.nc);
+  s.ema_model = model::buildModel(model_src, s.nc, modules);
   s.model->to(s.device);
   s.ema_model->to(s.device);
   s.model->train();

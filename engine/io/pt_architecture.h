@@ -8,11 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "ywb/weights.h"
+
 namespace ywb {
 
-/// Metadata keys written for an Ultralytics checkpoint (format "ultralytics-pt").
-inline constexpr const char* kPtArchitectureKey = "pt_architecture";  ///< JSON of PtArchitecture
-inline constexpr const char* kPtFeaturesKey = "pt_features";          ///< the features, readable ("; ")
+/// Metadata keys written for an Ultralytics checkpoint (format "ultralytics-pt"); owned by ywb/weights.h.
+inline constexpr const char* kPtArchitectureKey = weights_key::kPtArchitecture;  ///< JSON of PtArchitecture
+inline constexpr const char* kPtFeaturesKey = weights_key::kPtFeatures;          ///< readable, "; "-separated
 
 struct PtArchitecture {
   std::map<std::string, std::string> classes;  ///< full class name ("ultralytics.nn.modules.block.SPPF")

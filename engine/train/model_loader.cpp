@@ -94,9 +94,7 @@ bool hasWeightsSuffix(const std::string& path) {
   return std::find(suffixes.begin(), suffixes.end(), ext) != suffixes.end();
 }
 
-namespace {
-
-void checkPtModules(const std::string& path, const WeightsWithModel& w, model::DetectionModelImpl& m) {
+void checkRebuiltAsPickled(const std::string& path, const WeightsWithModel& w, model::DetectionModelImpl& m) {
   if (w.pt_architecture.empty()) return;
   const PtArchitecture arch = parsePtArchitecture(w.pt_architecture, path);
   const std::string version =
@@ -126,8 +124,6 @@ void checkPtModules(const std::string& path, const WeightsWithModel& w, model::D
   }
 }
 
-}  // namespace
-
 LoadedModel loadModelWeights(const std::string& path, const at::Device& device) {
   WeightsWithModel w = readWeightsWithModel(path);
   LoadedModel out;
@@ -135,7 +131,7 @@ LoadedModel loadModelWeights(const std::string& path, const at::Device& device) 
   out.imgsz = w.imgsz;
   out.kind = w.kind;
   out.model = model::buildModel(w.yaml, int(out.names.size()), w.modules);
-  if (w.kind == "ultralytics .pt") checkPtModules(path, w, *out.model);
+  checkRebuiltAsPickled(path, w, *out.model);
   loadStateDict(*out.model, w.tensors, /*strict=*/true);
   out.model->to(device);
   out.model->eval();

@@ -40,6 +40,11 @@ struct WeightsWithModel {
 /// state dict, which says how to use it instead).
 WeightsWithModel readWeightsWithModel(const std::string& path);
 
+/// For an Ultralytics .pt (w.pt_architecture set): throws ywb::Error naming what the checkpoint holds that
+/// this version cannot build (module classes, activations) or any Conv whose activation `m` (built from
+/// w.yaml and w.modules) does not have as pickled. Does nothing for other files.
+void checkRebuiltAsPickled(const std::string& path, const WeightsWithModel& w, model::DetectionModelImpl& m);
+
 /// The model weights of any weights file, for transfer (pretrained=): a training checkpoint's EMA weights,
 /// exported weights, or a .pt's state dict (Ultralytics checkpoint or plain state dict).
 NamedTensors readModelTensors(const std::string& path);

@@ -166,22 +166,30 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
   // architecture.
   std::string model_src = a.model, modules;
+  WeightsWithModel from_weights;  // model=X.pt: checked against its pickled modules once built
   NamedTensors start;
   std::string start_from;
   if (hasWeightsSuffix(a.model) && !isWeightsPath(a.model))
     fail("model=", a.model, ": no such file (weights are read from disk; nothing is downloaded)");
   if (isWeightsPath(a.model)) {
-    WeightsWithModel w = readWeightsWithModel(a.model);
-    model_src = w.yaml;
-    modules = w.modules;  // the checkpoint's module form (8.3 or 8.4) where its YAML does not say
-    start = std::move(w.tensors);
+    from_weights = readWeightsWithModel(a.model);
+    model_src = from_weights.yaml;
+    modules = from_weights.modules;  // the checkpoint's module form (8.3 or 8.4) where its YAML does not say
+    start = std::move(from_weights.tensors);
     start_from = a.model;
+  }
+  // A resumed run rebuilds the model its checkpoint recorded: a checkpoint written before the module form was
+  // recorded was trained with 8.3's modules (SPPF cv1 with SiLU), whatever models built from YAML follow now.
+  if (resume && resume->metadata.count("model_yaml") && !resume->metadata.at("model_yaml").empty()) {
+    model_src = resume->metadata.at("model_yaml");
+    modules = "8.3";
   }
   if (!a.pretrained.empty() && !resume) {
     start = readModelTensors(a.pretrained);
     start_from = a.pretrained;
   }
   s.model = model::buildModel(model_src, s.nc, modules);
+  checkRebuiltAsPickled(a.model, from_weights, *s.model);
   if (!start.empty() && !resume) {
     const StateDictReport rep = loadStateDict(*s.model, start, /*strict=*/false);
     s.log((start_from == a.pretrained ? "pretrained " : "weights ") + start_from + ": " + rep.summary());

@@ -21,6 +21,10 @@ constexpr const char* kArgs = "args";            ///< JSON object of the trainin
 constexpr const char* kMetrics = "metrics";      ///< JSON object of final metrics (COCO-exact)
 constexpr const char* kVersion = "ywb_version";  ///< version of the program that wrote the file
 constexpr const char* kSource = "source";        ///< where the weights came from (e.g. the converted .pt)
+/// Read from an Ultralytics .pt only: what its pickled modules say beyond its YAML, readable ("; "-separated
+/// features such as "SPPF cv1 without activation (Ultralytics 8.4 modules)") and as JSON for the loader.
+constexpr const char* kPtFeatures = "pt_features";
+constexpr const char* kPtArchitecture = "pt_architecture";
 }  // namespace weights_key
 
 /// Value of weights_key::kFormat for files in this format.

@@ -17,6 +17,7 @@
 #include "eval/coco_ids.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
+#include "model/box_decode.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "train/run_dir.h"
@@ -98,7 +99,11 @@ ValReport validateWeights(const ValOptions& o) {
     vo.end2end = o.end2end;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
     const loss::DetectionLoss criterion(lm.model);
-    ValidationResult r = runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device);
+    // The loss here is YOLOv8's (DFL with 16 bins, one-to-many); an end-to-end / reg_max 1 model (YOLO26) is
+    // validated without losses until the end-to-end loss takes its place (issue 32, loss part).
+    const bool has_loss = lm.model->regMax() == model::kRegMax && !lm.model->end2end();
+    ValidationResult r =
+        runValidation(*lm.model, loader, has_loss ? &criterion : nullptr, int(lm.names.size()), vo, device);
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test

@@ -26,12 +26,6 @@ namespace {
 const std::string kUltra = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics";
 const std::string kUltra84 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84";
 
-int64_t countParams(const torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
-
 template <typename F>
 QString errorOf(F&& f) {
   try {

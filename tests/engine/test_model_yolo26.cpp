@@ -9,6 +9,7 @@
 #include <set>
 
 #include "eval/end2end.h"
+#include "export/weights_export.h"
 #include "io/pt_architecture.h"
 #include "io/safetensors.h"
 #include "io/state_dict.h"
@@ -190,6 +191,17 @@ class TestModelYolo26 : public QObject {
     for (const char* want : {"SPPF cv1 without activation", "end-to-end head",
                              "no DFL (reg_max 1) in model.23", "C3k2 with attention in model.22"})
       QVERIFY2(f.find(want) != std::string::npos, f.c_str());
+  }
+
+  // Exported safetensors weights record the head: end2end and reg_max, beside the YAML that also says so.
+  void exportedWeightsRecordTheHead() {
+    DetectionModel y26 = buildModel("yolo26n.yaml", 2), v8 = buildModel("yolov8n.yaml", 2);
+    const auto m26 = ywb::export_detail::weightsMetadata({}, y26, {"a", "b"}, 128, "x.pt");
+    QCOMPARE(m26.at(ywb::weights_key::kEnd2End), std::string("true"));
+    QCOMPARE(m26.at(ywb::weights_key::kRegMax), std::string("1"));
+    const auto m8 = ywb::export_detail::weightsMetadata({}, v8, {"a", "b"}, 128, "x.pt");
+    QCOMPARE(m8.at(ywb::weights_key::kEnd2End), std::string("false"));
+    QCOMPARE(m8.at(ywb::weights_key::kRegMax), std::string("16"));
   }
 
   // What cannot be built is named: a module the checkpoint holds, a YAML argument, a module name.

@@ -12,7 +12,7 @@ namespace {
 
 int runPredict(const Args& a) {
   a.requireKnown({"weights", "source", "conf", "iou", "imgsz", "max_det", "device", "project", "name",
-                  "save_txt", "agnostic_nms"});
+                  "save_txt", "agnostic_nms", "end2end"});
   PredictOptions o;
   o.weights = resolveWeightsArg(a.str("weights"), a.json);
   o.source = a.str("source");
@@ -22,6 +22,7 @@ int runPredict(const Args& a) {
   o.max_det = int(a.integer("max_det", o.max_det));
   o.device = a.str("device");
   o.agnostic = a.boolean("agnostic_nms", false);
+  o.end2end = a.boolean("end2end", o.end2end);
   o.save_txt = a.boolean("save_txt", true);
   if (o.weights.empty() || o.source.empty())
     throw Error("predict needs weights=FILE and source=IMAGE|FOLDER");
@@ -55,11 +56,12 @@ const RegisterVerb reg{
     {"predict", "detect objects in an image or a folder; write annotated images and YOLO labels",
      "weights=FILE.safetensors source=IMAGE|FOLDER [conf=0.25] [iou=0.7] [imgsz=from weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [save_txt=true] [project=runs/detect] [name=predict] "
-     "[--json]\n\n"
+     "[end2end=true] [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "prediction\n"
      "file labels/<stem>.txt per image (class cx cy w h confidence, normalised). weights= may also be an\n"
-     "official name (yolo11n.pt, `ywb weights list`).",
+     "official name (yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) predicts NMS-free from\n"
+     "its one-to-one head; end2end=false takes its one-to-many head with NMS.",
      runPredict}};
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 
 int runVal(const Args& a) {
   a.requireKnown({"data", "weights", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
-                  "save_json", "project", "name", "split"});
+                  "save_json", "project", "name", "split", "end2end"});
   ValOptions o;
   o.data = a.str("data");
   o.weights = resolveWeightsArg(a.str("weights"), a.json);
@@ -24,6 +24,7 @@ int runVal(const Args& a) {
   o.max_det = int(a.integer("max_det", o.max_det));
   o.device = a.str("device");
   o.workers = int(a.integer("workers", o.workers));
+  o.end2end = a.boolean("end2end", o.end2end);
   if (a.boolean("save_json", false)) {
     o.save_json = newRunDir(a.str("project", "runs/detect"), a.str("name", "val")) + "/predictions.json";
   }
@@ -78,13 +79,15 @@ const RegisterVerb reg{
     {"val", "validate weights on a dataset split (COCO-exact metrics)",
      "data=DATA.yaml weights=FILE.safetensors [imgsz=from weights] [batch=16] [conf=0.001] [iou=0.7]\n"
      "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [project=runs/detect]\n"
-     "        [name=val] [--json]\n\n"
+     "        [name=val] [end2end=true] [--json]\n\n"
      "Ultralytics' validation rules (OpenCV-exact JPEG decoding, rectangular batches with pad 0.5,\n"
      "multi-label NMS), then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers, not Ultralytics'\n"
      "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
      "checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes the\n"
      "detections as Ultralytics does (COCO results; image_id = file stem, category_id = class + 1) to a\n"
-     "new run folder. weights= may also be an official name (yolo11n.pt, `ywb weights list`).",
+     "new run folder. weights= may also be an official name (yolo11n.pt, `ywb weights list`). An end-to-end\n"
+     "model (YOLO26) is validated NMS-free from its one-to-one head (the top max_det anchors, then the top\n"
+     "max_det anchor-class pairs); end2end=false takes its one-to-many head with NMS.",
      runVal}};
 
 }  // namespace

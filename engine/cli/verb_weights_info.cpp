@@ -56,7 +56,18 @@ int runWeightsInfo(const Args& a) {
     } catch (const std::exception&) {
     }
   }
+  // What the pickled modules say beyond the YAML (an Ultralytics 8.4 checkpoint: SPPF, end-to-end head, ...).
+  if (const auto f = info.metadata.find(weights_key::kPtFeatures); f != info.metadata.end()) {
+    std::cout << "  architecture:\n";
+    for (size_t at = 0; at <= f->second.size();) {
+      const size_t end = std::min(f->second.find("; ", at), f->second.size());
+      std::cout << "    " << f->second.substr(at, end - at) << "\n";
+      at = end + 2;
+    }
+  }
   for (const auto& [k, v] : info.metadata) {
+    if (k == weights_key::kPtArchitecture || k == weights_key::kPtFeatures)
+      continue;  // shown above / machine-readable (--json)
     const std::string shown = v.size() > 100 ? v.substr(0, 97) + "..." : v;
     std::cout << "  " << std::left << std::setw(12) << k << " " << shown << "\n";
   }

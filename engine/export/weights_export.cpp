@@ -69,6 +69,8 @@ std::map<std::string, std::string> weightsMetadata(const std::map<std::string, s
   m[k::kNc] = std::to_string(model->nc());
   m[k::kImgsz] = std::to_string(imgsz);
   m[k::kYaml] = model->yaml();
+  m[k::kEnd2End] = model->end2end() ? "true" : "false";
+  m[k::kRegMax] = std::to_string(model->regMax());
   m[k::kArgs] = argsAsJson(get("args"));
   const std::string metrics = get(k::kMetrics);
   m[k::kMetrics] = metrics.empty() ? "{}" : metrics;

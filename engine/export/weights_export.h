@@ -13,7 +13,7 @@ namespace ywb::export_detail {
 
 /// The ywb-weights/1 metadata for `model` from the source file's metadata (checkpoint or weights):
 /// names, nc, imgsz, yaml, args (as JSON; a checkpoint's YAML arguments are converted), metrics,
-/// version, format and source.
+/// version, format, source, and the head's end2end and reg_max.
 std::map<std::string, std::string> weightsMetadata(const std::map<std::string, std::string>& source_meta,
                                                    model::DetectionModel& model,
                                                    const std::vector<std::string>& names, int imgsz,

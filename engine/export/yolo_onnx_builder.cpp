@@ -104,11 +104,33 @@ class Walker {
     return conv(name + ".cv3", *m.cv3, g_.op("Concat", name + ".cat", {y, bypass}, {G::attrInt("axis", 1)}));
   }
 
-  std::string c3k2(const std::string& name, model::C3k2Impl& m, const std::string& x) {
+  std::string psaBlock(const std::string& bn, model::PSABlockImpl& blk, const std::string& b, int64_t h,
+                       int64_t w) {
+    const std::string att = attentionOnnx(
+        g_, o_,
+        AttentionOps{
+            [this](const std::string& n, model::ConvImpl& c, const std::string& t) { return conv(n, c, t); },
+            [this](const std::string& n, const std::string& t, std::vector<int64_t> sz, int64_t ax) {
+              return split(n, t, std::move(sz), ax);
+            }},
+        bn + ".attn", *blk.attn, b, h, w);
+    const std::string r1 = blk.options.shortcut() ? g_.op("Add", bn + ".add_attn", {b, att}) : att;
+    const std::string f = conv(bn + ".ffn.1", *blk.ffn2, conv(bn + ".ffn.0", *blk.ffn1, r1));
+    return blk.options.shortcut() ? g_.op("Add", bn + ".add_ffn", {r1, f}) : f;
+  }
+
+  // With attn (YOLO26) block i is Bottleneck m.i.0 then PSABlock m.i.1.
+  std::string c3k2(const std::string& name, model::C3k2Impl& m, const std::string& x, int64_t h, int64_t w) {
     const std::string a = conv(name + ".cv1", *m.cv1, x);
     std::vector<std::string> y = split(name + ".split", a, {m.hidden(), m.hidden()});
-    for (size_t i = 0; i < m.bottlenecks.size(); ++i)
-      y.push_back(bottleneck(name + ".m." + std::to_string(i), *m.bottlenecks[i], y.back()));
+    for (size_t i = 0; i < m.bottlenecks.size(); ++i) {
+      const std::string bn = name + ".m." + std::to_string(i);
+      if (m.psa.empty()) {
+        y.push_back(bottleneck(bn, *m.bottlenecks[i], y.back()));
+      } else {
+        y.push_back(psaBlock(bn + ".1", *m.psa[i], bottleneck(bn + ".0", *m.bottlenecks[i], y.back()), h, w));
+      }
+    }
     for (size_t i = 0; i < m.c3ks.size(); ++i)
       y.push_back(c3(name + ".m." + std::to_string(i), *m.c3ks[i], y.back()));
     return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
@@ -119,33 +141,22 @@ class Walker {
     const std::string a = conv(name + ".cv1", *m.cv1, x);
     std::vector<std::string> ab = split(name + ".split", a, {m.hidden(), m.hidden()});
     std::string b = ab[1];
-    for (size_t i = 0; i < m.blocks.size(); ++i) {
-      auto& blk = *m.blocks[i];
-      const std::string bn = name + ".m." + std::to_string(i);
-      const std::string att = attentionOnnx(
-          g_, o_,
-          AttentionOps{[this](const std::string& n, model::ConvImpl& c, const std::string& t) {
-                         return conv(n, c, t);
-                       },
-                       [this](const std::string& n, const std::string& t, std::vector<int64_t> sz,
-                              int64_t ax) { return split(n, t, std::move(sz), ax); }},
-          bn + ".attn", *blk.attn, b, h, w);
-      const std::string r1 = blk.options.shortcut() ? g_.op("Add", bn + ".add_attn", {b, att}) : att;
-      const std::string f = conv(bn + ".ffn.1", *blk.ffn2, conv(bn + ".ffn.0", *blk.ffn1, r1));
-      b = blk.options.shortcut() ? g_.op("Add", bn + ".add_ffn", {r1, f}) : f;
-    }
+    for (size_t i = 0; i < m.blocks.size(); ++i)
+      b = psaBlock(name + ".m." + std::to_string(i), *m.blocks[i], b, h, w);
     return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", {ab[0], b}, {G::attrInt("axis", 1)}));
   }
 
   std::string sppf(const std::string& name, model::SPPFImpl& m, const std::string& x) {
     const int64_t k = m.options.k();
     std::vector<std::string> y{conv(name + ".cv1", *m.cv1, x)};
-    for (int i = 0; i < 3; ++i) {
+    for (int64_t i = 0; i < m.options.n(); ++i) {
       y.push_back(g_.op("MaxPool", name + ".pool", {y.back()},
                         {G::attrInts("kernel_shape", {k, k}), G::attrInts("strides", {1, 1}),
                          G::attrInts("pads", {k / 2, k / 2, k / 2, k / 2})}));
     }
-    return conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+    const std::string out =
+        conv(name + ".cv2", *m.cv2, g_.op("Concat", name + ".cat", y, {G::attrInt("axis", 1)}));
+    return m.residual() ? g_.op("Add", name + ".add", {x, out}) : out;
   }
 
   // Nearest upsampling by an integer factor: Resize (opset 11+) with constant scales and an omitted roi;
@@ -216,13 +227,16 @@ class Walker {
   // Add (x1y1 = (-lt) + a, bit-identical to a - lt), which OpenCV's Scale layer broadcasts over the batch.
   std::string decodeLevel(const std::string& lv, model::DetectImpl& d, const std::string& box,
                           const std::string& cls, int64_t stride) {
-    const int64_t nc = d.options.nc(), reg = model::kRegMax;
-    std::string t =
-        g_.op("Reshape", lv + ".dfl.view", {box, g_.constantInt64(lv + ".dfl.shape4", {4}, {0, 4, reg, -1})});
-    t = g_.op("Transpose", lv + ".dfl.bins_last", {t}, {G::attrInts("perm", {0, 1, 3, 2})});
-    t = g_.op("Softmax", lv + ".dfl.softmax", {t}, {G::attrInt("axis", 3)});
-    t = g_.op("Transpose", lv + ".dfl.bins_first", {t}, {G::attrInts("perm", {0, 3, 1, 2})});
-    t = conv2d(lv + ".dfl.conv", *d.dfl->conv, t);
+    const int64_t nc = d.options.nc(), reg = d.options.reg_max();
+    std::string t = box;
+    if (reg > 1) {  // with reg_max 1 (YOLO26) the box channels are the distances
+      t = g_.op("Reshape", lv + ".dfl.view",
+                {box, g_.constantInt64(lv + ".dfl.shape4", {4}, {0, 4, reg, -1})});
+      t = g_.op("Transpose", lv + ".dfl.bins_last", {t}, {G::attrInts("perm", {0, 1, 3, 2})});
+      t = g_.op("Softmax", lv + ".dfl.softmax", {t}, {G::attrInt("axis", 3)});
+      t = g_.op("Transpose", lv + ".dfl.bins_first", {t}, {G::attrInts("perm", {0, 3, 1, 2})});
+      t = conv2d(lv + ".dfl.conv", *d.dfl->conv, t);
+    }
     const std::string dist =
         g_.op("Reshape", lv + ".dfl.out", {t, g_.constantInt64(lv + ".dfl.shape3", {3}, {0, 4, -1})});
     const std::string anc = levelAnchors(lv, box, stride);
@@ -297,7 +311,8 @@ OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
     } else if (auto c2 = std::dynamic_pointer_cast<model::C2fImpl>(mod)) {
       cur = w.c2f(name, *c2, in[0]);
     } else if (auto k2 = std::dynamic_pointer_cast<model::C3k2Impl>(mod)) {
-      cur = w.c3k2(name, *k2, in[0]);
+      const int64_t s = m->layerInfo()[i].stride;
+      cur = w.c3k2(name, *k2, in[0], o.height / s, o.width / s);
     } else if (auto c3 = std::dynamic_pointer_cast<model::C3Impl>(mod)) {
       cur = w.c3(name, *c3, in[0]);
     } else if (auto psa = std::dynamic_pointer_cast<model::C2PSAImpl>(mod)) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "io/pt_architecture.h"
 #include "io/unpickler.h"
 #include "ywb/weights.h"
 
@@ -117,6 +118,7 @@ class Extractor {
     if (depth > kMaxDepth) fail(src_, ": modules nested deeper than ", kMaxDepth, " at ", here);
     spend(1);
     if (!on_path_.insert(m).second) fail(src_, ": ", here, " contains itself");
+    modules_.emplace_back(prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1), m->s);
     const Value* st = m->state;
     if (!st || st->kind != Kind::Dict || !st->get("_modules") || !st->get("_parameters"))
       fail(src_, ": ", here, " (", m->s, ") is not a torch.nn.Module (no _modules/_parameters state)");
@@ -133,6 +135,9 @@ class Extractor {
     }
     on_path_.erase(m);
   }
+
+  /// (path, class) of every module walked, in walk order.
+  const std::vector<std::pair<std::string, std::string>>& modules() const { return modules_; }
 
   // A dict of tensors (state dict): every value must be a tensor, every key a string.
   void stateDict(const Value* d) {
@@ -174,8 +179,17 @@ class Extractor {
   PtCheckpoint* out_;
   std::set<const Value*> on_path_;
   std::set<std::string> names_;
+  std::vector<std::pair<std::string, std::string>> modules_;
   int64_t work_ = 0;
 };
+
+void describeModules(const Extractor& ex, PtCheckpoint* out) {
+  const PtArchitecture a = describePtModules(ex.modules());
+  out->metadata[kPtArchitectureKey] = ptArchitectureJson(a);
+  std::string f;
+  for (const auto& s : a.features) f += (f.empty() ? "" : "; ") + s;
+  if (!f.empty()) out->metadata[kPtFeaturesKey] = f;
+}
 
 bool allTensors(const Value* d) {
   if (!d || d->kind != Kind::Dict || d->entries.empty()) return false;
@@ -259,6 +273,7 @@ PtCheckpoint extractCheckpoint(const pickle::PickleData& data, const std::string
   if (!root) fail(source, ": empty pickle");
   if (root->kind == Kind::Object) {  // torch.save(model)
     ex.module(root, "", 0);
+    describeModules(ex, &out);
     out.metadata[weights_key::kFormat] = kPtUltralyticsFormat;
     readMetadata(nullptr, root, source, &out);
     return out;
@@ -270,6 +285,7 @@ PtCheckpoint extractCheckpoint(const pickle::PickleData& data, const std::string
   if (!model || model->kind == Kind::None) model = root->get("model");
   if (model && model->kind == Kind::Object) {
     ex.module(model, "", 0);
+    describeModules(ex, &out);
     out.metadata[weights_key::kFormat] = kPtUltralyticsFormat;
     readMetadata(root, model, source, &out);
   } else if (allTensors(model) || allTensors(root->get("state_dict")) || allTensors(root)) {

@@ -40,18 +40,19 @@ at::Tensor dflExpectation(const at::Tensor& box_logits, int64_t reg_max, const a
 }
 
 at::Tensor decodeOutputs(const std::vector<at::Tensor>& feats, const std::vector<int64_t>& strides,
-                         int64_t nc, const at::Tensor& projection) {
+                         int64_t nc, const at::Tensor& projection, int64_t reg_max) {
   if (feats.empty()) fail("decodeOutputs: no feature maps");
-  const int64_t n = feats[0].size(0), no = 4 * kRegMax + nc;
+  const int64_t n = feats[0].size(0), no = 4 * reg_max + nc;
   std::vector<at::Tensor> flat;
   for (const auto& f : feats) {
-    if (f.size(1) != no) fail("decodeOutputs: map has ", f.size(1), " channels, expected 4*16+nc = ", no);
+    if (f.size(1) != no)
+      fail("decodeOutputs: map has ", f.size(1), " channels, expected 4*", reg_max, "+nc = ", no);
     flat.push_back(f.view({n, no, -1}));
   }
   const at::Tensor x = at::cat(flat, 2);
-  const auto parts = x.split_with_sizes({4 * kRegMax, nc}, 1);
+  const auto parts = x.split_with_sizes({4 * reg_max, nc}, 1);
   auto [anchors, stride_t] = makeAnchors(feats, strides, 0.5);
-  const at::Tensor dist = dflExpectation(parts[0], kRegMax, projection);
+  const at::Tensor dist = reg_max > 1 ? dflExpectation(parts[0], reg_max, projection) : parts[0];
   // anchors [A,2] -> [1,2,A]; strides [A,1] -> [1,1,A].
   const at::Tensor boxes = dist2bbox(dist, anchors.t().unsqueeze(0), true, 1) * stride_t.t().unsqueeze(0);
   return at::cat({boxes, parts[1].sigmoid()}, 1);

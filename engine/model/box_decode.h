@@ -25,9 +25,10 @@ at::Tensor dflExpectation(const at::Tensor& box_logits, int64_t reg_max = kRegMa
                           const at::Tensor& projection = {});
 
 /// The Detect head's raw maps ([N, 4*reg_max+nc, H_i, W_i] per level) -> [N, 4+nc, A]: boxes xywh in input
-/// pixels, then sigmoid class scores. This is the Ultralytics inference/export output.
+/// pixels, then sigmoid class scores. This is the Ultralytics inference/export output. With reg_max 1 the
+/// four box channels are the distances themselves (in stride units, no DFL).
 at::Tensor decodeOutputs(const std::vector<at::Tensor>& feats, const std::vector<int64_t>& strides,
-                         int64_t nc, const at::Tensor& projection = {});
+                         int64_t nc, const at::Tensor& projection = {}, int64_t reg_max = kRegMax);
 
 /// xywh -> xyxy along the last dimension.
 at::Tensor xywh2xyxy(const at::Tensor& xywh);

@@ -77,7 +77,7 @@ std::vector<at::Tensor> DetectionModelImpl::runBackbone(const at::Tensor& x, int
   return out;
 }
 
-std::vector<at::Tensor> DetectionModelImpl::forward(const at::Tensor& x) {
+std::vector<at::Tensor> DetectionModelImpl::headInputs(const at::Tensor& x) {
   const int64_t smax = strides().back();
   if (x.dim() != 4 || x.size(1) != 3 || x.size(2) % smax || x.size(3) % smax)
     fail("model input must be [N,3,H,W] with H and W multiples of ", smax, ", got ", x.sizes());
@@ -85,7 +85,20 @@ std::vector<at::Tensor> DetectionModelImpl::forward(const at::Tensor& x) {
   const auto outs = runBackbone(x, last, saved_);
   std::vector<at::Tensor> head_in;
   for (int f : spec_.layers.back().from) head_in.push_back(outs[size_t(f)]);
-  return detect_->forward(head_in);
+  return head_in;
+}
+
+std::vector<at::Tensor> DetectionModelImpl::forward(const at::Tensor& x) {
+  return detect_->forward(headInputs(x));
+}
+
+HeadOutputs DetectionModelImpl::forwardHeads(const at::Tensor& x) {
+  return detect_->forwardHeads(headInputs(x));
+}
+
+std::vector<at::Tensor> DetectionModelImpl::forwardInference(const at::Tensor& x, bool end2end) {
+  const auto in = headInputs(x);
+  return end2end && this->end2end() ? detect_->forwardOne2One(in) : detect_->forward(in);
 }
 
 at::Tensor DetectionModelImpl::predict(const at::Tensor& x) {
@@ -117,7 +130,7 @@ void DetectionModelImpl::fuse() {
   fused_ = true;
 }
 
-double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn) const {
+double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn, bool one2one) const {
   std::vector<std::pair<int64_t, int64_t>> hw;
   double total = 0;
   int64_t ch = h, cw = w;
@@ -133,11 +146,11 @@ double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn) const {
   }
   std::vector<std::pair<int64_t, int64_t>> levels;
   for (int f : spec_.layers.back().from) levels.push_back(hw[size_t(f)]);
-  return total + detect_->flops(levels, count_bn);
+  return total + detect_->flops(levels, count_bn, one2one);
 }
 
-DetectionModel buildModel(const std::string& yaml_or_name, int nc) {
-  return DetectionModel(loadModelSpec(yaml_or_name, nc));
+DetectionModel buildModel(const std::string& yaml_or_name, int nc, const std::string& modules) {
+  return DetectionModel(loadModelSpec(yaml_or_name, nc, modules));
 }
 
 DetectionModel cloneModel(const DetectionModel& src) {

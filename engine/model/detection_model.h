@@ -34,14 +34,25 @@ class DetectionModelImpl : public torch::nn::Module {
   explicit DetectionModelImpl(const ModelSpec& spec);
 
   /// x: float [N,3,H,W] in [0,1], H and W multiples of the largest stride. Returns the Detect head's raw maps
-  /// [N, 4*16+nc, H/s, W/s] for s = 8, 16, 32, in train and eval mode alike (the loss and decode take these).
+  /// [N, 4*reg_max+nc, H/s, W/s] for s = 8, 16, 32 of the one-to-many branches, in train and eval mode alike
+  /// (the loss and decode take these).
   std::vector<at::Tensor> forward(const at::Tensor& x);
-  /// Inference output [N, 4+nc, A]: boxes xywh in input pixels, sigmoid class scores (Ultralytics' output).
+  /// Both branches' raw maps (HeadOutputs::one2one only for an end-to-end model, from detached features):
+  /// what the end-to-end loss takes. one2many is what forward() returns, bit for bit.
+  HeadOutputs forwardHeads(const at::Tensor& x);
+  /// The raw maps inference decodes: the one-to-one branches when `end2end` and the model has them, else
+  /// the one-to-many ones (forward()). Only the chosen branches run.
+  std::vector<at::Tensor> forwardInference(const at::Tensor& x, bool end2end = true);
+  /// Inference output [N, 4+nc, A] of the one-to-many branches: boxes xywh in input pixels, sigmoid class
+  /// scores (Ultralytics' output, the input of NMS).
   at::Tensor predict(const at::Tensor& x);
   /// Outputs of the chosen layers (indices 0 .. layers()-2) for x, without autograd state.
   std::vector<at::Tensor> taps(const at::Tensor& x, const std::vector<int>& layers);
 
   int nc() const { return int(spec_.nc); }
+  /// Whether the head has one-to-one branches (YOLO26): inference without NMS.
+  bool end2end() const { return detect_->options.end2end(); }
+  int64_t regMax() const { return detect_->options.reg_max(); }
   std::vector<int64_t> strides() const { return detect_->options.strides(); }
   /// Folds every BatchNorm into its convolution (for inference and export). Idempotent.
   void fuse();
@@ -51,7 +62,8 @@ class DetectionModelImpl : public torch::nn::Module {
   const ModelSpec& spec() const { return spec_; }
   const std::vector<LayerInfo>& layerInfo() const { return info_; }
   /// Forward FLOPs (multiply-add = 2) for one h x w image; `count_bn` adds unfused BatchNorms like thop.
-  double flops(int64_t h, int64_t w, bool count_bn) const;
+  /// The head counts its one-to-many branches, or with `one2one` its one-to-one ones.
+  double flops(int64_t h, int64_t w, bool count_bn, bool one2one = false) const;
   /// The submodule of layer i ("model.<i>").
   std::shared_ptr<torch::nn::Module> layer(int i) const { return layers_[size_t(i)]; }
   Detect& detect() { return detect_; }
@@ -63,6 +75,8 @@ class DetectionModelImpl : public torch::nn::Module {
                 ModelBuildState* state);
   /// Runs layers 0..last (last < Detect) keeping the outputs of `keep`; returns the outputs by index.
   std::vector<at::Tensor> runBackbone(const at::Tensor& x, int last, const std::vector<bool>& keep);
+  /// The head's inputs for x (checks x's shape).
+  std::vector<at::Tensor> headInputs(const at::Tensor& x);
 
   ModelSpec spec_;
   std::vector<LayerInfo> info_;
@@ -78,7 +92,13 @@ class DetectionModelImpl : public torch::nn::Module {
 TORCH_MODULE(DetectionModel);
 
 /// Builds a model from a built-in name ("yolov8n.yaml"), a YAML path or YAML text; nc > 0 overrides classes.
-DetectionModel buildModel(const std::string& yaml_or_name, int nc = 0);
+/// `modules`: the Ultralytics module form ("8.3"/"8.4") when the YAML does not say (ModelSpec::modules);
+/// empty = kUltralyticsModules (8.4).
+DetectionModel buildModel(const std::string& yaml_or_name, int nc = 0, const std::string& modules = "");
+
+/// The Python class names (without module path) of the pickled modules this engine can rebuild from an
+/// Ultralytics checkpoint, e.g. "C3k2", "SPPF", "Detect", "Conv2d", "Identity".
+const std::vector<std::string>& rebuildableModuleClasses();
 
 /// A deep copy (same spec, fused state, parameters, buffers, requires_grad flags, device, dtype and
 /// train/eval mode), e.g. for an EMA model. LibTorch's clone() is not available for this module.

@@ -51,6 +51,12 @@ void LayerContext::requireNoRepeats() const {
   if (n != 1) fail(where(), ": repeats > 1 is not supported for ", row.module);
 }
 
+void LayerContext::requireArgsAtMost(size_t count, const char* names) const {
+  if (row.args.size() > count)
+    fail(where(), ": argument ", count, " '", row.args[count], "' is unknown: ", row.module,
+         " takes at most ", count, " (", names, ")");
+}
+
 std::string argText(double v) {
   if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(int64_t(v)) + ".0";
   char buf[32];

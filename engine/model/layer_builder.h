@@ -53,6 +53,9 @@ class LayerContext {
   void requireOneInput() const;
   /// Throws unless repeats == 1 (modules that have no repeat argument).
   void requireNoRepeats() const;
+  /// Throws, naming the layer and the first extra argument, when the row has more than `count` arguments;
+  /// `names` lists the accepted ones for the message ("c2, k, n, shortcut").
+  void requireArgsAtMost(size_t count, const char* names) const;
 };
 
 /// A built layer: the module registered as "model.<i>", how to run, count and fuse it, and its summary row.

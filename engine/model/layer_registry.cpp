@@ -2,6 +2,7 @@
 // module family adds its files and its lines here (a static library would drop self-registering objects).
 #include <utility>
 
+#include "model/detection_model.h"
 #include "model/layer_builder.h"
 
 namespace ywb::model {
@@ -36,6 +37,17 @@ LayerBuilder findLayerBuilder(const std::string& module) {
   for (const auto& [name, builder] : table())
     if (name == module) return builder;
   return nullptr;
+}
+
+const std::vector<std::string>& rebuildableModuleClasses() {
+  // Ultralytics' classes behind the YAML names above and their parts, plus the torch.nn modules they hold.
+  static const std::vector<std::string> names = {"DetectionModel", "Conv",      "DWConv",      "Concat",
+                                                 "Bottleneck",     "C2f",       "C3",          "C3k",
+                                                 "C3k2",           "SPPF",      "C2PSA",       "PSABlock",
+                                                 "Attention",      "Detect",    "DFL",         "Sequential",
+                                                 "ModuleList",     "Conv2d",    "BatchNorm2d", "SiLU",
+                                                 "Identity",       "MaxPool2d", "Upsample"};
+  return names;
 }
 
 std::string layerModuleNames() {

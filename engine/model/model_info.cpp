@@ -56,10 +56,19 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
       if (p.requires_grad()) info.gradients += p.numel();
     }
     info.modules = int64_t(m->modules(/*include_self=*/true).size());
+    info.end2end = m->end2end();
+    info.reg_max = int(m->regMax());
+    info.ultralytics_modules = m->spec().modules;
+    for (const auto& p : m->detect()->named_parameters()) {
+      const bool o2o = p.key().rfind("one2one_", 0) == 0;
+      (o2o ? info.head_one2one_parameters : info.head_one2many_parameters) += p.value().numel();
+    }
     info.gflops_unfused = m->flops(imgsz, imgsz, true) / 1e9;
     m->fuse();
-    info.gflops_fused = m->flops(imgsz, imgsz, false) / 1e9;
+    // An end-to-end model infers with its one-to-one branches only (Ultralytics drops the others on fusing).
+    info.gflops_fused = m->flops(imgsz, imgsz, false, info.end2end) / 1e9;
     for (const auto& p : m->parameters()) info.fused_parameters += p.numel();
+    if (info.end2end) info.fused_parameters -= m->detect()->one2manyParameterCount();
     return info;
   });
 }

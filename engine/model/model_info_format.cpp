@@ -47,6 +47,15 @@ std::string modelInfoText(const ModelInfo& info) {
      << withCommas(info.gradients) << " gradients, " << gf(info.gflops_unfused) << " GFLOPs unfused; fused "
      << withCommas(info.fused_parameters) << " parameters, " << gf(info.gflops_fused) << " GFLOPs at "
      << info.imgsz << "x" << info.imgsz << " (nc=" << info.nc << ")\n";
+  os << "head: one-to-many branches (cv2/cv3"
+     << (info.reg_max > 1 ? ", DFL " + std::to_string(info.reg_max) : std::string(", no DFL (reg_max 1)"))
+     << ") " << withCommas(info.head_one2many_parameters) << " parameters";
+  if (info.end2end)
+    os << "; one-to-one branches (one2one_cv2/one2one_cv3) " << withCommas(info.head_one2one_parameters)
+       << " parameters; end-to-end: inference takes the one-to-one branches without NMS";
+  else
+    os << "; inference with NMS";
+  os << "; Ultralytics " << info.ultralytics_modules << " modules\n";
   return os.str();
 }
 
@@ -70,6 +79,11 @@ std::string modelInfoJson(const ModelInfo& info) {
                     {"args", r.args}});
   }
   j["layers"] = rows;
+  j["head"] = {{"end2end", info.end2end},
+               {"reg_max", info.reg_max},
+               {"one2many_parameters", info.head_one2many_parameters},
+               {"one2one_parameters", info.head_one2one_parameters}};
+  j["ultralytics_modules"] = info.ultralytics_modules;
   j["totals"] = {{"layers", info.layers.size()},          {"modules", info.modules},
                  {"parameters", info.parameters},         {"gradients", info.gradients},
                  {"gflops", info.gflops_fused},           {"gflops_fused", true},

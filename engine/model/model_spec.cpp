@@ -121,7 +121,31 @@ std::vector<std::string> knownModelNames() {
   return names;
 }
 
-ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
+std::string ultralyticsModulesOf(const std::string& release) {
+  static const std::regex re(R"((\d+)\.(\d+)\.\d+)");
+  std::smatch m;
+  if (!std::regex_search(release, m, re)) return kUltralyticsModules;
+  const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
+  return major < 8 || (major == 8 && minor <= 3) ? "8.3" : "8.4";
+}
+
+namespace {
+
+// Adds `key: value` to YAML text, as a first line or, for one flow mapping ("{...}", a .pt's yaml dict as
+// JSON), as its first entry.
+std::string withTopLevelKey(const std::string& yaml, const std::string& key, const std::string& value) {
+  const size_t first = yaml.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && yaml[first] == '{') {
+    const bool empty = yaml.find_first_not_of(" \t\r\n", first + 1) == yaml.find('}', first);
+    return yaml.substr(0, first + 1) + "\"" + key + "\": \"" + value + "\"" + (empty ? "" : ", ") +
+           yaml.substr(first + 1);
+  }
+  return key + ": '" + value + "'\n" + yaml;
+}
+
+}  // namespace
+
+ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc, const std::string& modules) {
   ModelSpec spec;
   spec.name = yaml_or_name;
   std::string requested_scale;
@@ -185,6 +209,20 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc) {
     fail(where, ": ", e.what());
   }
   if (spec.nc < 1) fail(where, ": nc must be >= 1");
+  try {
+    if (root["end2end"] && !root["end2end"].IsNull()) spec.end2end = root["end2end"].as<bool>();
+    if (root["reg_max"]) spec.reg_max = root["reg_max"].as<int64_t>();
+    spec.modules = root["ultralytics_modules"] ? root["ultralytics_modules"].as<std::string>()
+                   : modules.empty()           ? std::string(kUltralyticsModules)
+                                               : modules;
+  } catch (const YAML::Exception& e) {
+    fail(where, ": ", e.what());
+  }
+  if (spec.reg_max < 1 || spec.reg_max > 64) fail(where, ": reg_max must be 1..64, got ", spec.reg_max);
+  if (spec.modules != "8.3" && spec.modules != "8.4")
+    fail(where, ": ultralytics_modules must be '8.3' or '8.4', got '", spec.modules, "'");
+  if (!root["ultralytics_modules"])
+    spec.yaml = withTopLevelKey(spec.yaml, "ultralytics_modules", spec.modules);
   spec.family = familyOf(spec.source.rfind("embedded:", 0) == 0 ? spec.source.substr(9) : spec.name);
   if (spec.family.empty() && root["yaml_file"] && root["yaml_file"].IsScalar())
     spec.family = familyOf(root["yaml_file"].as<std::string>());

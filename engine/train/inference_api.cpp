@@ -15,7 +15,9 @@
 #include "data/image_list.h"
 #include "data/letterbox.h"
 #include "eval/coco_ids.h"
+#include "eval/end2end.h"
 #include "eval/nms.h"
+#include "model/box_decode.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "train/run_dir.h"
@@ -64,6 +66,14 @@ void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::v
   }
 }
 
+// One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
+// one-to-many head.
+at::Tensor detectImage(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o) {
+  if (o.end2end && m.end2end())
+    return eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
+  return eval::nonMaxSuppression(m.predict(x), o.conf, o.iou, o.max_det, o.agnostic)[0];
+}
+
 }  // namespace
 
 std::string newRunDir(const std::string& project, const std::string& name) {
@@ -86,9 +96,14 @@ ValReport validateWeights(const ValOptions& o) {
     vo.conf = o.conf;
     vo.iou = o.iou;
     vo.max_det = o.max_det;
+    vo.end2end = o.end2end;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
     const loss::DetectionLoss criterion(lm.model);
-    ValidationResult r = runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device);
+    // The loss here is YOLOv8's (DFL with 16 bins, one-to-many); an end-to-end / reg_max 1 model (YOLO26) is
+    // validated without losses until the end-to-end loss takes its place (issue 32, loss part).
+    const bool has_loss = lm.model->regMax() == model::kRegMax && !lm.model->end2end();
+    ValidationResult r =
+        runValidation(*lm.model, loader, has_loss ? &criterion : nullptr, int(lm.names.size()), vo, device);
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test
@@ -140,7 +155,7 @@ PredictReport predictImages(const PredictOptions& o) {
                          .to(device)
                          .to(at::kFloat)
                          .div_(255.0);
-      at::Tensor det = eval::nonMaxSuppression(lm.model->predict(x), o.conf, o.iou, o.max_det, o.agnostic)[0];
+      at::Tensor det = detectImage(*lm.model, x, o);
       det = det.to(at::kCPU).contiguous();
       ImageDetections out;
       out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -24,6 +24,12 @@ struct LoadedModel {
 struct WeightsWithModel {
   NamedTensors tensors;
   std::string yaml;
+  /// The Ultralytics module form ("8.3"/"8.4") to build `yaml` with when it does not say (model::buildModel's
+  /// `modules`): a .pt's pickled modules decide (SPPF cv1 with or without SiLU), else its Ultralytics
+  /// version; our own files without the key were written before it existed, with 8.3's modules.
+  std::string modules;
+  std::string pt_architecture;      ///< a .pt's module description (io/pt_architecture.h JSON), else empty
+  std::string ultralytics_version;  ///< a .pt's Ultralytics version, else empty
   std::vector<std::string> names;
   int imgsz = 640;
   std::string kind;
@@ -33,6 +39,11 @@ struct WeightsWithModel {
 /// zip signature too). Throws ywb::Error naming the file when it cannot rebuild a model (e.g. a plain
 /// state dict, which says how to use it instead).
 WeightsWithModel readWeightsWithModel(const std::string& path);
+
+/// For an Ultralytics .pt (w.pt_architecture set): throws ywb::Error naming what the checkpoint holds that
+/// this version cannot build (module classes, activations) or any Conv whose activation `m` (built from
+/// w.yaml and w.modules) does not have as pickled. Does nothing for other files.
+void checkRebuiltAsPickled(const std::string& path, const WeightsWithModel& w, model::DetectionModelImpl& m);
 
 /// The model weights of any weights file, for transfer (pretrained=): a training checkpoint's EMA weights,
 /// exported weights, or a .pt's state dict (Ultralytics checkpoint or plain state dict).
@@ -46,7 +57,9 @@ bool isWeightsPath(const std::string& model);
 bool hasWeightsSuffix(const std::string& path);
 
 /// Reads `path`, builds the model from the YAML stored in it and loads the weights strictly (a YAML that
-/// does not match the weights is an error naming the tensors). The model is in eval mode on `device`.
+/// does not match the weights is an error naming the tensors). An Ultralytics .pt is rebuilt as its pickled
+/// modules say: modules we cannot build, or a Conv whose activation differs from the rebuilt one, are errors
+/// naming them. The model is in eval mode on `device`.
 LoadedModel loadModelWeights(const std::string& path, const at::Device& device);
 
 }  // namespace ywb

@@ -124,7 +124,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
   // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
   // architecture.
-  std::string model_src = a.model;
+  std::string model_src = a.model, modules;
+  WeightsWithModel from_weights;  // model=X.pt: checked against its pickled modules once built
   NamedTensors start;
   std::string start_from;
   // An official name (model=yolo11n.pt) is the file in the weights cache, downloaded there first when missing
@@ -134,21 +135,29 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   const std::string model_file = resolveWeights(a.model, fetch);
   if (hasWeightsSuffix(model_file) && !isWeightsPath(model_file)) fail("model=", a.model, ": no such file");
   if (isWeightsPath(model_file)) {
-    WeightsWithModel w = readWeightsWithModel(model_file);
-    model_src = w.yaml;
-    start = std::move(w.tensors);
+    from_weights = readWeightsWithModel(model_file);
+    model_src = from_weights.yaml;
+    modules = from_weights.modules;  // the checkpoint's module form (8.3 or 8.4) where its YAML does not say
+    start = std::move(from_weights.tensors);
     start_from = a.model;
+  }
+  // A resumed run rebuilds the model its checkpoint recorded: a checkpoint written before the module form was
+  // recorded was trained with 8.3's modules (SPPF cv1 with SiLU), whatever models built from YAML follow now.
+  if (resume && resume->metadata.count("model_yaml") && !resume->metadata.at("model_yaml").empty()) {
+    model_src = resume->metadata.at("model_yaml");
+    modules = "8.3";
   }
   if (!a.pretrained.empty() && !resume) {
     start = readModelTensors(resolveWeights(a.pretrained, fetch));
     start_from = a.pretrained;
   }
-  s.model = model::buildModel(model_src, s.nc);
+  s.model = model::buildModel(model_src, s.nc, modules);
+  checkRebuiltAsPickled(model_file, from_weights, *s.model);
   if (!start.empty() && !resume) {
     const StateDictReport rep = loadStateDict(*s.model, start, /*strict=*/false);
     s.log((start_from == a.pretrained ? "pretrained " : "weights ") + start_from + ": " + rep.summary());
   }
-  s.ema_model = model::buildModel(model_src, s.nc);
+  s.ema_model = model::buildModel(model_src, s.nc, modules);
   s.model->to(s.device);
   s.ema_model->to(s.device);
   s.model->train();

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "eval/end2end.h"
 #include "eval/nms.h"
 
 namespace ywb {
@@ -66,27 +67,39 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);
     t0 = Clock::now();
-    std::vector<at::Tensor> feats;
+    // One-to-many maps for the loss and NMS; an end-to-end model's one-to-one maps for NMS-free inference.
+    const bool e2e = opt.end2end && model.end2end();
+    auto heads = [&](const at::Tensor& xs) {
+      if (!e2e) return model::HeadOutputs{model.forward(xs), {}};
+      if (loss) return model.forwardHeads(xs);
+      return model::HeadOutputs{{}, model.forwardInference(xs, true)};
+    };
+    model::HeadOutputs h;
     const compat::AutocastScope autocast(device.type(), opt.autocast, opt.autocast_dtype);
     const int64_t slice = opt.max_forward_batch;
     if (slice > 0 && x.size(0) > slice) {
-      std::vector<std::vector<at::Tensor>> levels;  // [level][slice]
+      std::vector<std::vector<at::Tensor>> o2m, o2o;  // [level][slice]
       for (int64_t s = 0; s < x.size(0); s += slice) {
-        const std::vector<at::Tensor> part = model.forward(x.narrow(0, s, std::min(slice, x.size(0) - s)));
-        levels.resize(part.size());
-        for (size_t l = 0; l < part.size(); ++l) levels[l].push_back(part[l]);
+        const model::HeadOutputs part = heads(x.narrow(0, s, std::min(slice, x.size(0) - s)));
+        o2m.resize(part.one2many.size());
+        o2o.resize(part.one2one.size());
+        for (size_t l = 0; l < part.one2many.size(); ++l) o2m[l].push_back(part.one2many[l]);
+        for (size_t l = 0; l < part.one2one.size(); ++l) o2o[l].push_back(part.one2one[l]);
       }
-      for (auto& l : levels) feats.push_back(at::cat(l, 0));
+      for (auto& l : o2m) h.one2many.push_back(at::cat(l, 0));
+      for (auto& l : o2o) h.one2one.push_back(at::cat(l, 0));
     } else {
-      feats = model.forward(x);
+      h = heads(x);
     }
-    for (auto& f : feats) f = f.to(at::kFloat);
-    at::Tensor pred = model.detect()->decode(feats);
-    if (loss) loss_sum += (*loss)(feats, targets).items.to(device);
+    for (auto& f : h.one2many) f = f.to(at::kFloat);
+    for (auto& f : h.one2one) f = f.to(at::kFloat);
+    at::Tensor pred = model.detect()->decode(e2e ? h.one2one : h.one2many);
+    if (loss) loss_sum += (*loss)(h.one2many, targets).items.to(device);
     t_inf += since(t0);
     t0 = Clock::now();
-    std::vector<at::Tensor> dets =
-        eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det, opt.agnostic, 30000, opt.multi_label);
+    std::vector<at::Tensor> dets = e2e ? eval::end2endDetections(pred, opt.conf, opt.max_det)
+                                       : eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det,
+                                                                 opt.agnostic, 30000, opt.multi_label);
     t_nms += since(t0);
     t0 = Clock::now();
     const int64_t n = x.size(0);

@@ -24,6 +24,9 @@ struct ValidatorOptions {
   int max_det = 300;
   bool agnostic = false;
   bool multi_label = true;  ///< Ultralytics' validation NMS: every class above conf per box (predict: false)
+  /// An end-to-end model (YOLO26) is validated from its one-to-one branches without NMS (top-k, see
+  /// eval::end2endDetections); false takes its one-to-many branches with NMS. No effect on other models.
+  bool end2end = true;
   /// Run the model under autocast in `autocast_dtype` (the training's mixed precision; decode, loss, NMS
   /// and metrics stay fp32).
   bool autocast = false;

@@ -106,6 +106,13 @@ void addFixtureRows(bool with84 = false) {
         << QString::fromStdString(f);
 }
 
+// The module form of the Ultralytics release that made a fixture (its metadata `source`, e.g. "ultralytics
+// 8.3.253 DetectionModel ..."): 8.3's SPPF keeps SiLU and its box bias starts at 1.0.
+std::string modulesOf(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("source");
+  return ywb::model::ultralyticsModulesOf(it == meta.end() ? "" : it->second);
+}
+
 }  // namespace
 
 class TestParityLoss : public QObject {
@@ -121,7 +128,7 @@ class TestParityLoss : public QObject {
     const ywb::SafetensorsFile f = ywb::readSafetensors(path.toStdString());
     at::manual_seed(std::stoull(m[1].str()));
     ywb::model::DetectionModel model =
-        ywb::model::buildModel(f.metadata.at("model"), std::stoi(f.metadata.at("nc")));
+        ywb::model::buildModel(f.metadata.at("model"), std::stoi(f.metadata.at("nc")), modulesOf(f.metadata));
     std::map<std::string, at::Tensor> ours;
     for (const auto& p : model->named_parameters()) ours[p.key()] = p.value();
     for (const auto& b : model->named_buffers()) ours[b.key()] = b.value();
@@ -148,7 +155,7 @@ class TestParityLoss : public QObject {
     for (const char* k : {"model", "nc", "expected_loss_items"})
       QVERIFY2(meta.count(k), (path.toStdString() + " lacks metadata '" + k + "'").c_str());
     const int nc = std::stoi(meta.at("nc"));
-    ywb::model::DetectionModel model = ywb::model::buildModel(meta.at("model"), nc);
+    ywb::model::DetectionModel model = ywb::model::buildModel(meta.at("model"), nc, modulesOf(meta));
     ywb::NamedTensors weights;
     for (const auto& [k, t] : f.tensors)
       if (k.rfind("model.", 0) == 0) weights.emplace_back(k, t);

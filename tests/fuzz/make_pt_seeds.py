@@ -24,6 +24,8 @@ def module(name):
 
 
 def klass(mod, name, base=object):
+    if hasattr(module(mod), name):  # one class per name: the pickler checks it is the importable one
+        return getattr(module(mod), name)
     c = type(name, (base,), {"__module__": mod})
     c.__qualname__ = name
     setattr(module(mod), name, c)
@@ -131,6 +133,47 @@ def checkpoint():
     return ckpt, [w, b, n]
 
 
+def checkpoint84():
+    """Ultralytics 8.4's module shapes in miniature (issue 32): an SPPF whose cv1 has nn.Identity as its
+    activation, a C3k2 whose block is Sequential(Bottleneck, PSABlock), and an end-to-end Detect with no DFL
+    (nn.Identity) and one2one_cv2/one2one_cv3 branches. One shared storage keeps it small."""
+    st = Storage(FloatStorage, "0", 8)
+    blk = "ultralytics.nn.modules.block"
+    cont = "torch.nn.modules.container"
+
+    def conv(act):
+        c2d = Module(Conv2d, [("weight", Tensor(st, 0, [2, 2, 1, 1], [2, 1, 1, 1], True))], [], [])
+        a = Module(klass("torch.nn.modules.linear", "Identity") if act == "Identity"
+                   else klass("torch.nn.modules.activation", act), [], [], [])
+        return Module(klass("ultralytics.nn.modules.conv", "Conv"), [], [], [("conv", c2d), ("act", a)])
+
+    sppf = Module(klass(blk, "SPPF"), [], [], [("cv1", conv("Identity")), ("cv2", conv("SiLU"))],
+                  {"n": 3, "add": True})
+    bottleneck = Module(klass(blk, "Bottleneck"), [], [], [("cv1", conv("SiLU")), ("cv2", conv("SiLU"))])
+    psa = Module(klass(blk, "PSABlock"), [], [], [("ffn", Module(klass(cont, "Sequential"), [], [],
+                                                                   [("1", conv("Identity"))]))])
+    pair = Module(klass(cont, "Sequential"), [], [], [("0", bottleneck), ("1", psa)])
+    c3k2 = Module(klass(blk, "C3k2"), [], [], [("cv1", conv("SiLU")),
+                                               ("m", Module(klass(cont, "ModuleList"), [], [], [("0", pair)]))])
+
+    def branches():
+        return Module(klass(cont, "ModuleList"), [], [], [("0", Module(klass(cont, "Sequential"), [], [],
+                                                                         [("0", conv("SiLU"))]))])
+
+    detect = Module(klass("ultralytics.nn.modules.head", "Detect"), [], [],
+                    [("cv2", branches()), ("cv3", branches()),
+                     ("dfl", Module(klass("torch.nn.modules.linear", "Identity"), [], [], [])),
+                     ("one2one_cv2", branches()), ("one2one_cv3", branches())],
+                    {"reg_max": 1, "end2end": True, "max_det": 300})
+    seq = Module(klass(cont, "Sequential"), [], [], [("0", sppf), ("1", c3k2), ("2", detect)])
+    model = Module(DetectionModel, [], [], [("model", seq)],
+                   {"names": {0: "a"}, "nc": 1,
+                    "yaml": {"nc": 1, "end2end": True, "reg_max": 1, "scale": "n",
+                             "backbone": [[-1, 1, "SPPF", [64, 5, 3, True]]],
+                             "head": [[-1, 1, "C3k2", [64, True, 0.5, True]], [[1], 1, "Detect", ["nc"]]]}})
+    return {"date": "2026-05-20", "version": "8.4.52", "epoch": -1, "model": None, "ema": model}, [st]
+
+
 def write(out, name, data):
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
@@ -153,6 +196,10 @@ def main():
     write(out, "truncated.pt", archive(pkl, storages)[:-30])
     write(out, "not_checkpoint.pt", archive(dumps([1, 2, 3]), []))
     write(out, "os_system.pkl", b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00lsq\x00\x85R.")
+    ckpt84, storages84 = checkpoint84()
+    pkl84 = dumps(ckpt84)
+    write(out, "ckpt84.pkl", pkl84)
+    write(out, "ckpt84.pt", archive(pkl84, storages84))
     write(out, "proto4.pkl", pickle.dumps({"a": [1, 2], "b": frozenset({3})}, protocol=4))
     if len(sys.argv) > 3 and sys.argv[2] == "--fixtures":
         for f in sorted(os.listdir(sys.argv[3])):

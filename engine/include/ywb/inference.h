@@ -30,6 +30,9 @@ struct ValOptions {
   int workers = 4;
   bool keep_detections = false;  ///< fill ValReport::detections
   std::string save_json;         ///< write COCO-results JSON here when not empty
+  /// An end-to-end model (YOLO26) is validated from its one-to-one head without NMS; false takes its
+  /// one-to-many head with NMS. Ignored for other models.
+  bool end2end = true;
 };
 
 struct ValReport {
@@ -55,6 +58,7 @@ struct PredictOptions {
   bool agnostic = false;
   std::string out_dir;   ///< where annotated images (and labels/) go; empty = write nothing
   bool save_txt = true;  ///< YOLO-format labels/<stem>.txt with confidences
+  bool end2end = true;   ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
 };
 
 struct PredictReport {

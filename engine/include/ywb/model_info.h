@@ -36,7 +36,14 @@ struct ModelInfo {
   int64_t parameters = 0;  ///< all parameters, unfused (Ultralytics' count, DFL weights included)
   int64_t gradients = 0;   ///< parameters that require a gradient
   int64_t modules = 0;     ///< submodules in the tree (LibTorch's count; differs from Ultralytics')
+  /// Fused for inference: BatchNorm folded and, for an end-to-end model, the one-to-many head branches left
+  /// out (Ultralytics' fused count).
   int64_t fused_parameters = 0;
+  bool end2end = false;                  ///< the head has one-to-one branches (YOLO26): inference without NMS
+  int reg_max = 16;                      ///< DFL bins per box side (1: no DFL)
+  std::string ultralytics_modules;       ///< the module form followed: "8.4" (SPPF cv1 without SiLU) or "8.3"
+  int64_t head_one2many_parameters = 0;  ///< the head's cv2/cv3 branches (+ DFL), unfused
+  int64_t head_one2one_parameters = 0;   ///< the head's one2one_cv2/one2one_cv3 branches, unfused (end2end)
   double gflops_fused = 0;    ///< at imgsz x imgsz after Conv+BN fusion (the number Ultralytics prints fused)
   double gflops_unfused = 0;  ///< before fusion, BatchNorm counted as Ultralytics' profiler does
 };

@@ -21,6 +21,14 @@ constexpr const char* kArgs = "args";            ///< JSON object of the trainin
 constexpr const char* kMetrics = "metrics";      ///< JSON object of final metrics (COCO-exact)
 constexpr const char* kVersion = "ywb_version";  ///< version of the program that wrote the file
 constexpr const char* kSource = "source";        ///< where the weights came from (e.g. the converted .pt)
+/// Read from an Ultralytics .pt only: what its pickled modules say beyond its YAML, readable ("; "-separated
+/// features such as "SPPF cv1 without activation (Ultralytics 8.4 modules)") and as JSON for the loader.
+constexpr const char* kPtFeatures = "pt_features";
+constexpr const char* kPtArchitecture = "pt_architecture";
+/// The head as exported (also in the YAML; here for readers that do not parse it): "true"/"false" for a
+/// one-to-one (NMS-free, YOLO26) head, and the DFL bins per box side ("16"; "1" = no DFL).
+constexpr const char* kEnd2End = "end2end";
+constexpr const char* kRegMax = "reg_max";
 }  // namespace weights_key
 
 /// Value of weights_key::kFormat for files in this format.

@@ -1,0 +1,37 @@
+#include "eval/end2end.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "model/box_decode.h"
+
+namespace ywb::eval {
+
+std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, int max_det) {
+  if (pred.dim() != 3 || pred.size(1) < 5)
+    fail("end2endDetections: expected [N, 4+nc, A], got ", pred.sizes());
+  if (max_det < 1) fail("max_det must be >= 1, got ", max_det);
+  const at::Tensor t = pred.to(at::kFloat).transpose(1, 2);  // [N, A, 4+nc]
+  const int64_t n = t.size(0), a = t.size(1), nc = t.size(2) - 4;
+  const int64_t k = std::min<int64_t>(max_det, a);
+  const at::Tensor boxes = model::xywh2xyxy(t.narrow(2, 0, 4));  // [N, A, 4]
+  const at::Tensor scores = t.narrow(2, 4, nc);                  // [N, A, nc]
+  // Stage 1: the k anchors whose best class scores highest.
+  const at::Tensor anchors = std::get<1>(scores.amax(-1).topk(k, 1));  // [N, k]
+  const at::Tensor kept_boxes = boxes.gather(1, anchors.unsqueeze(-1).expand({n, k, 4}));
+  const at::Tensor kept_scores = scores.gather(1, anchors.unsqueeze(-1).expand({n, k, nc}));
+  // Stage 2: the k best (anchor, class) pairs among them; an anchor may give several classes.
+  const auto [best, flat] = kept_scores.flatten(1).topk(k, 1);  // [N, k]
+  const at::Tensor row = flat.div(nc, "floor"), cls = flat.remainder(nc);
+  const at::Tensor b = kept_boxes.gather(1, row.unsqueeze(-1).expand({n, k, 4}));
+  const at::Tensor out = at::cat({b, best.unsqueeze(-1), cls.unsqueeze(-1).to(at::kFloat)}, -1);  // [N,k,6]
+  std::vector<at::Tensor> dets;
+  dets.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i)
+    dets.push_back(out[i].index_select(0, at::nonzero(best[i] > conf).view(-1)));
+  return dets;
+}
+
+}  // namespace ywb::eval

@@ -1,0 +1,18 @@
+// NMS-free post-processing of an end-to-end head (YOLO26's one-to-one branches): each object has at most one
+// confident anchor, so detections are simply the best-scoring (anchor, class) pairs.
+// Thread rules: pure functions; safe to call from several threads on different tensors.
+#pragma once
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+namespace ywb::eval {
+
+/// `pred`: [N, 4 + nc, A] decoded one-to-one output (cx, cy, w, h in pixels, then per-class scores), any
+/// float dtype and device. Per image: the top min(max_det, A) anchors by their best class score, then the top
+/// min(max_det, A) (anchor, class) pairs among those anchors' scores, highest first; rows with score <= conf
+/// are dropped. Returns per image a float [k, 6] tensor (x1, y1, x2, y2, score, class) on pred's device: the
+/// same layout as nonMaxSuppression().
+std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf = 0.001, int max_det = 300);
+
+}  // namespace ywb::eval

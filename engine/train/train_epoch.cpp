@@ -121,9 +121,19 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
     // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
-    std::vector<at::Tensor> feats = s.accel->forward(x, s.autocast, s.amp_dtype);
+    std::vector<at::Tensor> feats, feats_o2o;
+    if (s.e2e_loss) {
+      // An end-to-end head (YOLO26) trains both branches: eager (CUDA graphs capture the one-to-many
+      // forward).
+      const compat::AutocastScope amp(s.device.type(), s.autocast, s.amp_dtype);
+      model::HeadOutputs h = s.model->forwardHeads(x);
+      feats = std::move(h.one2many);
+      feats_o2o = std::move(h.one2one);
+    } else {
+      feats = s.accel->forward(x, s.autocast, s.amp_dtype);
+    }
     if (prof) prof->mark(StepSegment::Forward);
-    const loss::LossResult lr = batchLoss(s, feats, {}, targets);
+    const loss::LossResult lr = batchLoss(s, feats, feats_o2o, targets);
     if (prof) prof->mark(StepSegment::Loss);
     s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
     if (s.dist) distAfterBackward(s, epoch, i);

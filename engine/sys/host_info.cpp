@@ -31,6 +31,19 @@ std::string cpuModelName() {
   return "unknown";
 }
 
+std::set<std::string> cpuFlags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::set<std::string> flags;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string w; words >> w;) flags.insert(w);
+    break;  // every core lists the same flags
+  }
+  return flags;
+}
+
 int logicalCpuCount() {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? int(n) : 1;

@@ -1,11 +1,14 @@
 // Host facts from /proc and statvfs. Thread rules: free functions, reentrant.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace ywb {
 
 std::string cpuModelName();
+/// The CPU's feature flags from /proc/cpuinfo ("avx2", "avx512_bf16", ...); empty when unreadable.
+std::set<std::string> cpuFlags();
 int logicalCpuCount();
 /// MemTotal and MemAvailable from /proc/meminfo, in bytes (-1 when unreadable).
 void memoryInfo(int64_t* total, int64_t* available);

@@ -58,7 +58,7 @@ void ampCheck(TrainSession& s) {
   }
   // A resumed run keeps the precision its first session chose on speed: timing is not repeatable, and a
   // run must continue bit-identical.
-  const bool kept_fp32 = s.resumed_amp.rfind("off (fp32 chosen", 0) == 0;
+  const bool kept_fp32 = s.resumed_amp.rfind(kFp32ChosenNote, 0) == 0;
   if (kept_fp32 || s.resumed_amp == want) {
     s.autocast = !kept_fp32;
     if (s.autocast) s.amp_dtype = dtype;

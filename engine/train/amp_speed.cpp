@@ -5,29 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "sys/host_info.h"
 
 namespace ywb {
 
 namespace {
-
-std::set<std::string> cpuFlags() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  std::set<std::string> flags;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream words(line.substr(line.find(':') + 1));
-    for (std::string w; words >> w;) flags.insert(w);
-    break;  // every core lists the same flags
-  }
-  return flags;
-}
 
 // oneDNN's ISA limit (its 2.x reads ONEDNN_MAX_CPU_ISA, then DNNL_MAX_CPU_ISA), upper-cased; empty if unset.
 std::pair<std::string, std::string> onednnIsaLimit() {
@@ -171,7 +157,7 @@ CpuAmpDecision decideCpuAmp(const PrecisionSpeed& s, const std::string& want, bo
   std::ostringstream note;
   note.setf(std::ios::fixed);
   note.precision(1);
-  note << "off (fp32 chosen: " << want << " " << s.ratio() << "x slower on this CPU)";
+  note << kFp32ChosenNote << ": " << want << " " << s.ratio() << "x slower on this CPU)";
   d.note = note.str();
   d.log = "AMP: training in fp32: " + speed + " on this CPU (bf16 " + cpu.summary + "); amp_dtype=" + want +
           " forces it";

@@ -39,6 +39,8 @@ std::string describeSpeed(const PrecisionSpeed& s, const std::string& low_name);
 /// or when the user asked for it (`asked`: amp_dtype given) and it runs at all. `note` is the run's short AMP
 /// note ("off (fp32 chosen: bf16 12.3x slower on this CPU)"); `log` the line that says why (empty when the
 /// low precision is simply faster: the accuracy check that follows logs it).
+/// How the note of a measured fp32 choice begins (a resumed run recognises its first session's choice by it).
+inline constexpr const char* kFp32ChosenNote = "off (fp32 chosen";
 struct CpuAmpDecision {
   bool use_low = false;
   std::string note;

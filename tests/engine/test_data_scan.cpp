@@ -13,6 +13,7 @@
 #include "data/image_io.h"
 #include "data/image_list.h"
 #include "data/label_parser.h"
+#include "support/error_of.h"
 #include "ywb/dataset.h"
 #include "ywb/error.h"
 
@@ -60,15 +61,6 @@ const ywb::DatasetProblem* findProblem(const ywb::SplitReport& r, const std::str
     if (p.file.find(file_part) != std::string::npos && p.reason.find(why) != std::string::npos) return &p;
   }
   return nullptr;
-}
-
-QString errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ywb::Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
 }
 
 }  // namespace
@@ -299,21 +291,21 @@ class TestDataScan : public QObject {
     makeDataset(dir);
     const std::string root = dir.path().toStdString();
     writeText(root + "/broken.yaml", "path: .\ntrain: [images/train\nval: images/val\n");
-    QString e = errorOf([&] { ywb::loadDataConfig(root + "/broken.yaml"); });
+    QString e = qErrorOf([&] { ywb::loadDataConfig(root + "/broken.yaml"); });
     QVERIFY2(e.contains("broken YAML") && e.contains("line "), qPrintable(e));
     writeText(root + "/missing.yaml", "path: .\ntrain: images/nope\nval: images/val\nnames: [a]\n");
-    e = errorOf([&] { ywb::loadDataConfig(root + "/missing.yaml"); });
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/missing.yaml"); });
     QVERIFY2(e.contains("train path") && e.contains("images/nope' does not exist"), qPrintable(e));
     writeText(root + "/nc.yaml", "train: images/train\nval: images/val\nnc: 3\nnames: [a, b]\n");
-    e = errorOf([&] { ywb::loadDataConfig(root + "/nc.yaml"); });
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/nc.yaml"); });
     QVERIFY2(e.contains("nc: 3 but names lists 2 classes"), qPrintable(e));
     writeText(root + "/gap.yaml", "train: images/train\nval: images/val\nnames: {0: a, 2: c}\n");
-    e = errorOf([&] { ywb::loadDataConfig(root + "/gap.yaml"); });
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/gap.yaml"); });
     QVERIFY2(e.contains("id 1 is missing"), qPrintable(e));
     writeText(root + "/noval.yaml", "train: images/train\nnames: [a]\n");
-    e = errorOf([&] { ywb::loadDataConfig(root + "/noval.yaml"); });
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/noval.yaml"); });
     QVERIFY2(e.contains("no 'val:' entry"), qPrintable(e));
-    e = errorOf([&] { ywb::loadDataConfig(root + "/absent.yaml"); });
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/absent.yaml"); });
     QVERIFY2(e.contains("not found"), qPrintable(e));
     // nc alone gives generic names.
     writeText(root + "/nconly.yaml", "train: images/train\nval: images/val\nnc: 2\n");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/error_of.h"
 #include "support/tiny_run.h"
 #include "ywb/dataset.h"
 #include "ywb/dataset_yaml.h"
@@ -35,16 +36,6 @@ std::string synth(const QTemporaryDir& dir) {
   const std::string root = dir.path().toStdString() + "/shapes";
   fs::remove(root + "/data.yaml");  // the generator writes one; init must find the layout on its own
   return root;
-}
-
-template <class F>
-QString errorOf(F f) {
-  try {
-    f();
-  } catch (const ywb::Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
 }
 
 }  // namespace
@@ -82,7 +73,7 @@ class TestDatasetYaml : public QObject {
     QCOMPARE(scan.config.names.size(), r.names.size());
 
     // An existing data.yaml is never replaced silently...
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("already exists"));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("already exists"));
     // ...and with overwrite its names are kept (edit them to see that they come from the file).
     std::string yaml = readText(r.data_yaml);
     yaml.replace(yaml.find("\"class0\""), 8, "\"circle: big\"");
@@ -188,7 +179,7 @@ class TestDatasetYaml : public QObject {
 
     // The same folder gives the same bytes (lists and yaml) when written again.
     const std::string train_txt = readText(root / "flat/train.txt"), yaml = readText(r.data_yaml);
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("already exists"));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("already exists"));
     o.overwrite = true;
     ywb::initDatasetYaml(o);
     QCOMPARE(readText(root / "flat/train.txt"), train_txt);
@@ -232,22 +223,22 @@ class TestDatasetYaml : public QObject {
     const fs::path root = dir.path().toStdString();
     ywb::DatasetInitOptions o;
     o.folder = (root / "nowhere").string();
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("does not exist"));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("does not exist"));
 
     fs::create_directories(root / "empty/images/train");
     o.folder = (root / "empty").string();
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("no images in"));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("no images in"));
 
     writeText(root / "labelsonly/labels/train/a.txt", "0 0.5 0.5 0.1 0.1\n");
     writeText(root / "labelsonly/labels/train/b.txt", "0 0.5 0.5 0.1 0.1\n");
     o.folder = (root / "labelsonly").string();
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("has 2 label file(s) but no images"));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("has 2 label file(s) but no images"));
 
     // Images but no labels and no names: the classes cannot be known.
     writeText(root / "nolabels/images/a.jpg", "x");
     writeText(root / "nolabels/images/b.jpg", "x");
     o.folder = (root / "nolabels").string();
-    QVERIFY(errorOf([&] { ywb::initDatasetYaml(o); }).contains("pass names="));
+    QVERIFY(qErrorOf([&] { ywb::initDatasetYaml(o); }).contains("pass names="));
     QVERIFY(!fs::exists(root / "nolabels/data.yaml"));  // nothing written on failure
     QVERIFY(!fs::exists(root / "nolabels/train.txt"));
     o.names = {"thing"};

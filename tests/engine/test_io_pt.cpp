@@ -11,21 +11,13 @@
 #include "io/pt_checkpoint.h"
 #include "io/unpickler.h"
 #include "pt_test_util.h"
+#include "support/error_of.h"
 #include "ywb/error.h"
 
 using pt_test::Pkl;
 using ywb::pickle::Kind;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ywb::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 ywb::pickle::PickleData load(const std::string& b) {
   return ywb::pickle::unpickle(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "t.pkl");

@@ -15,6 +15,7 @@
 #include "io/state_dict.h"
 #include "model/detection_model.h"
 #include "model/sppf.h"
+#include "support/error_of.h"
 #include "train/model_loader.h"
 #include "ywb/error.h"
 #include "ywb/model_info.h"
@@ -26,16 +27,6 @@ namespace {
 
 const std::string kUltra = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics";
 const std::string kUltra84 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84";
-
-template <typename F>
-QString errorOf(F&& f) {
-  try {
-    f();
-  } catch (const ywb::Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -218,9 +209,9 @@ class TestModelYolo26 : public QObject {
     const std::string yaml =
         "nc: 2\nbackbone:\n  - [-1, 1, Conv, [16, 3, 2]]\n  - [-1, 1, SPPF, [16, 5, 3, True, 7]]\n"
         "head:\n  - [[1], 1, Detect, [nc]]\n";
-    const QString e1 = errorOf([&] { buildModel(yaml, 0); });
+    const QString e1 = qErrorOf([&] { buildModel(yaml, 0); });
     QVERIFY2(e1.contains("layer 1 (SPPF)") && e1.contains("argument 4 '7'"), qPrintable(e1));
-    const QString e2 = errorOf([&] {
+    const QString e2 = qErrorOf([&] {
       buildModel("nc: 2\nbackbone:\n  - [-1, 1, A2C2f, [16]]\nhead:\n  - [[0], 1, Detect, [nc]]\n", 0);
     });
     QVERIFY2(e2.contains("layer 0 (A2C2f)") && e2.contains("unknown module"), qPrintable(e2));

@@ -18,6 +18,7 @@
 #include "io/crc32.h"
 #include "io/safetensors.h"
 #include "support/checkpoint_compare.h"
+#include "support/error_of.h"
 #include "support/tiny_run.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
@@ -39,15 +40,6 @@ class LogRecorder : public ywb::TrainObserver {
   void onLog(const std::string& line) override { log += line + "\n"; }
   std::string log;
 };
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
-}
 
 bool has(const std::string& text, const std::string& part) {
   if (text.find(part) != std::string::npos) return true;

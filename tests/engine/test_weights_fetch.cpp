@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "support/error_of.h"
 #include "support/weights_server.h"
 #include "ywb/pretrained.h"
 
@@ -21,15 +22,6 @@ const QString kV26 = YW_SHARED_DIR "/fixtures/ultralytics84/yolo26n-shapes.pt";
 QByteArray bytesOf(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ywb::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

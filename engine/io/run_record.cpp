@@ -81,6 +81,8 @@ void summaryFields(S& s, V&& v) {
   v("failed_images", s.failed_images);
   v("nonfinite_steps", s.nonfinite_steps);
   v("nonfinite_rollbacks", s.nonfinite_rollbacks);
+  v("first_step_s", s.first_step_s);
+  v("first_step_run_s", s.first_step_run_s);
 }
 
 // The two visitors: write a field into a JSON object, or read it back (a missing key leaves the default).

@@ -204,6 +204,7 @@ void benchEpochs(const TrainBenchOptions& o, TrainBenchResult& r) {
   r.val_s = clock.val;
   r.save_s = clock.save;
   r.train_images_per_s = sum.images_per_s;
+  r.first_step_s = sum.first_step_s;
   r.map50 = clock.last_.map50;
   r.map = clock.last_.map;
   r.amp = sum.amp;
@@ -227,6 +228,11 @@ std::string epochSplitText(const TrainBenchResult& r) {
   if (r.process_start_s >= 0) row("process_start", r.process_start_s);
   for (const auto& t : r.time_split) row(t.name, t.seconds);
   row("teardown", r.teardown_s);
+  if (r.first_step_s >= 0) {
+    std::snprintf(line, sizeof(line), "time to first step: %.2f s from the process's start\n",
+                  r.first_step_s);
+    os << line;
+  }
   return os.str();
 }
 
@@ -320,7 +326,8 @@ std::string trainBenchJson(const TrainBenchResult& r) {
               {"mAP50", r.map50},
               {"mAP50-95", r.map},
               {"process_start_s", r.process_start_s},
-              {"teardown_s", r.teardown_s}});
+              {"teardown_s", r.teardown_s},
+              {"first_step_s", r.first_step_s}});
     nlohmann::json shares = nlohmann::json::object();
     for (const auto& t : r.time_split) shares[t.name + "_s"] = t.seconds;
     j["time_split"] = shares;

@@ -1,5 +1,8 @@
 // One training epoch (warmup, autocast, loss scaling, accumulation, clipping, EMA) and checkpoint saving.
+#include <torch/cuda.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -12,6 +15,7 @@
 #include "cuda/cuda_runtime.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
+#include "sys/host_info.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
@@ -22,6 +26,20 @@
 
 namespace ywb {
 namespace {
+
+// The end of the run's first training step (issue 33's start-up figure): from the process's start (the
+// operating system's record of it) and from the run's. On a GPU the step is waited for first, so the figure
+// includes the kernels themselves, not only their launch.
+void noteFirstStep(TrainSession& s) {
+  if (s.device.is_cuda()) torch::cuda::synchronize(s.device.index());
+  s.first_step_s = processAgeSeconds();
+  s.first_step_run_s = s.timing.wall();
+  char line[160];
+  std::snprintf(line, sizeof(line),
+                "first training step done %.2f s into the run, %.2f s after the process started",
+                s.first_step_run_s, s.first_step_s);
+  s.log(line);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -156,6 +174,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     const double step_s = std::chrono::duration<double>(t_step - t0).count();
     s.timing.add(RunSegment::Step, step_s - (s.timing.seconds(RunSegment::Ema) - ema_before));
     s.train_seconds += step_s + batch.wait_seconds;
+    if (s.first_step_s < 0) noteFirstStep(s);
     s.images_trained += batch.images.size(0) * s.distWorld();
     if (s.observer && (i % log_every == 0 || i + 1 == nb)) {
       StepMetrics m;

@@ -78,6 +78,9 @@ struct TrainSession {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int64_t images_trained = 0;
   double train_seconds = 0;
+  /// Seconds from the process's start and from the run's start to the end of the first training step (-1
+  /// until it ends): the start-up figure of issue 33, logged once and reported in the summary.
+  double first_step_s = -1, first_step_run_s = -1;
   RunTiming timing;  ///< where this session's wall time goes
   // Benchmark and test hooks around the step (train/train_hooks.h); a normal run has the plain ones.
   std::shared_ptr<TrainHooks> hooks = std::make_shared<TrainHooks>();

@@ -332,6 +332,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     sum.time_split = s.timing.split();
     sum.nonfinite_steps = s.nonfinite.totalSkipped();
     sum.nonfinite_rollbacks = s.nonfinite.rollbacks();
+    sum.first_step_s = s.first_step_s;
+    sum.first_step_run_s = s.first_step_run_s;
     s.phase(sum.stopped ? TrainPhase::Stopped : TrainPhase::Finished, sum.stop_reason);
     if (s.observer) s.observer->onFinished(sum);
     return sum;

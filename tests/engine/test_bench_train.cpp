@@ -98,6 +98,14 @@ class TestBenchTrain : public QObject {
     // Work this run certainly did: steps, validation forward passes, a checkpoint write.
     QVERIFY(by_name["step"] > 0 && by_name["val_inference"] > 0 && by_name["checkpoint"] > 0);
     QVERIFY(r.process_start_s >= 0);  // read from /proc
+    // Time to the first step (issue 33's start-up figure): after the run began (the process's start plus the
+    // scan and the model build, both nonzero), before the run ended.
+    QVERIFY2(r.first_step_s > r.process_start_s + by_name["scan"] + by_name["model_build"] &&
+                 r.first_step_s < r.process_start_s + split,
+             qPrintable(QString("first step %1 s, start %2 s, run %3 s")
+                            .arg(r.first_step_s)
+                            .arg(r.process_start_s)
+                            .arg(split)));
     // The temporary run folder is gone.
     const QString tmp =
         QDir::tempPath() + "/ywb-bench-epoch-" + QString::number(QCoreApplication::applicationPid());

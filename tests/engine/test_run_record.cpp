@@ -171,6 +171,8 @@ class TestRunRecord : public QObject {
     a.amp = "bf16";
     a.failed_image_loads = 5;
     a.failed_images = {"cannot read image c.jpg"};
+    a.first_step_s = 4.75;
+    a.first_step_run_s = 3.5;
     const TrainEvent e = parseTrainEvent(finishedEventJson(a));
     QVERIFY(e.kind == TrainEvent::Kind::Finished);
     const TrainSummary& b = e.summary;
@@ -189,6 +191,8 @@ class TestRunRecord : public QObject {
     QCOMPARE(b.amp, a.amp);
     QCOMPARE(b.failed_image_loads, a.failed_image_loads);
     QCOMPARE(b.failed_images, a.failed_images);
+    QCOMPARE(b.first_step_s, a.first_step_s);
+    QCOMPARE(b.first_step_run_s, a.first_step_run_s);
     TrainSummary none;  // no validated epoch: best_epoch -1 survives the 1-based JSON
     QCOMPARE(parseTrainEvent(finishedEventJson(none)).summary.best_epoch, -1);
   }

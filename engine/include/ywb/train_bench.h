@@ -46,6 +46,7 @@ struct TrainBenchResult {
   double map50 = 0, map = 0;          ///< COCO-exact, last epoch
   double process_start_s = -1;        ///< process start (loading, argument parsing) until the run began
   double teardown_s = 0;              ///< after the run: loader threads joined, memory released
+  double first_step_s = -1;           ///< process start to the end of the first training step (start-up)
   std::vector<TimeShare> time_split;  ///< the run's own split (scan, model build, steps, validation, ...)
   std::string leftover;               ///< why the temporary run folder could not be removed ("" when it was)
   // both

@@ -100,6 +100,9 @@ struct TrainSummary {
   std::vector<TimeShare> time_split;       ///< where the wall time went (engine/train/run_timing.h)
   int64_t nonfinite_steps = 0;  ///< optimizer steps skipped for a NaN/Inf loss or gradients, whole run
   int nonfinite_rollbacks = 0;  ///< rollbacks to the last checkpoint after a burst of such steps
+  /// Start-up: seconds from the process's start (and from the run's) to the end of its first training step
+  /// (-1: no step ran). Also logged when it happens, so `--json` consumers see it live.
+  double first_step_s = -1, first_step_run_s = -1;
 };
 
 /// Receives a run's events. Default implementations ignore them.

@@ -15,10 +15,30 @@
 namespace ywb::cuda {
 namespace {
 
+// What one training forward hands out, as one list: the one-to-many maps (level order), then for an
+// end-to-end head (YOLO26) the one-to-one maps (from detached features). A graph captures and replays this
+// list; split() turns it back into the branches. The layout is known only here.
+std::vector<at::Tensor> trainingMaps(model::DetectionModel& m, const at::Tensor& x) {
+  if (!m->end2end()) return m->forward(x);
+  model::HeadOutputs h = m->forwardHeads(x);
+  std::vector<at::Tensor> all = std::move(h.one2many);
+  all.insert(all.end(), h.one2one.begin(), h.one2one.end());
+  return all;
+}
+
+model::HeadOutputs split(std::vector<at::Tensor> all, bool end2end) {
+  model::HeadOutputs h;
+  const size_t levels = end2end ? all.size() / 2 : all.size();
+  h.one2one.assign(all.begin() + std::ptrdiff_t(levels), all.end());
+  all.resize(levels);
+  h.one2many = std::move(all);
+  return h;
+}
+
 std::vector<at::Tensor> eagerForward(model::DetectionModel& m, const at::Tensor& x, bool autocast,
                                      at::ScalarType dt) {
   const compat::AutocastScope amp(x.device().type(), autocast, dt);
-  return m->forward(x);
+  return trainingMaps(m, x);
 }
 
 }  // namespace
@@ -123,7 +143,7 @@ std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, b
       {
         const compat::AutocastScope amp(c10::DeviceType::CUDA, autocast, dt);
         beginCapture(g->fwd, {0, 0});
-        g->static_out = m->forward(g->static_x);
+        g->static_out = trainingMaps(m, g->static_x);
         g->fwd.capture_end();
       }
       for (const auto& o : g->static_out) g->static_grad_out.push_back(at::zeros_like(o));
@@ -182,6 +202,15 @@ void GraphedModel::reset() {
 
 std::vector<at::Tensor> GraphedModel::forward(const at::Tensor& x, bool autocast,
                                               at::ScalarType autocast_dtype) {
+  return forwardHeads(x, autocast, autocast_dtype).one2many;
+}
+
+model::HeadOutputs GraphedModel::forwardHeads(const at::Tensor& x, bool autocast,
+                                              at::ScalarType autocast_dtype) {
+  return split(run(x, autocast, autocast_dtype), impl_->model->end2end());
+}
+
+std::vector<at::Tensor> GraphedModel::run(const at::Tensor& x, bool autocast, at::ScalarType autocast_dtype) {
   Impl& d = *impl_;
   if (!available() || !x.is_cuda() || !d.model->is_training()) {
     return eagerForward(d.model, x, autocast, autocast_dtype);

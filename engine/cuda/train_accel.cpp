@@ -43,6 +43,13 @@ std::vector<at::Tensor> TrainAccel::forward(const at::Tensor& x, bool autocast,
   return model_->forward(x);
 }
 
+model::HeadOutputs TrainAccel::forwardHeads(const at::Tensor& x, bool autocast,
+                                            at::ScalarType autocast_dtype) {
+  if (graphed_) return graphed_->forwardHeads(x, autocast, autocast_dtype);
+  const compat::AutocastScope amp(x.device().type(), autocast, autocast_dtype);
+  return model_->forwardHeads(x);
+}
+
 std::string TrainAccel::note() const {
   std::string n = note_;
   if (graphed_ && graphed_->policy().disabled()) n += "; " + graphed_->policy().note();

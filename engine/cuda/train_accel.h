@@ -24,6 +24,8 @@ class TrainAccel {
   bool next(Batch& batch);
   /// The model's training forward: graphed when graphs are on, eager under autocast otherwise.
   std::vector<at::Tensor> forward(const at::Tensor& x, bool autocast, at::ScalarType autocast_dtype);
+  /// Both branches of an end-to-end head (YOLO26), graphed as one when graphs are on, eager otherwise.
+  model::HeadOutputs forwardHeads(const at::Tensor& x, bool autocast, at::ScalarType autocast_dtype);
   /// One line for the run's log ("" on CPU): what is on, and why something is off.
   std::string note() const;
 

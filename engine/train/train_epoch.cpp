@@ -141,10 +141,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
     std::vector<at::Tensor> feats, feats_o2o;
     if (s.e2e_loss) {
-      // An end-to-end head (YOLO26) trains both branches: eager (CUDA graphs capture the one-to-many
-      // forward).
-      const compat::AutocastScope amp(s.device.type(), s.autocast, s.amp_dtype);
-      model::HeadOutputs h = s.model->forwardHeads(x);
+      // An end-to-end head (YOLO26) trains both branches (graphed together when cuda_graphs).
+      model::HeadOutputs h = s.accel->forwardHeads(x, s.autocast, s.amp_dtype);
       feats = std::move(h.one2many);
       feats_o2o = std::move(h.one2one);
     } else {

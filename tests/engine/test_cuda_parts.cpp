@@ -196,6 +196,37 @@ class TestCudaParts : public QObject {
     QCOMPARE(gm.policy().captures(), int64_t(0));
   }
 
+  void graphedEndToEndHeadsOnTheCpu() {
+    // A YOLO26 head through GraphedModel (eager on the CPU): both branches come back as the model's own
+    // forwardHeads gives them (three levels each, the one-to-one maps last), and gradients reach the
+    // one-to-one branch's parameters but, through its detached features, not the backbone's.
+    torch::manual_seed(0);
+    ywb::model::DetectionModel m = ywb::model::buildModel("yolo26n.yaml", 3);
+    m->train();
+    ywb::model::DetectionModel ref = ywb::model::cloneModel(m);
+    GraphedModel gm(m, GraphPolicyOptions{0, 4});
+    const at::Tensor x = at::rand({1, 3, 64, 64});
+    const ywb::model::HeadOutputs a = gm.forwardHeads(x, false, at::kFloat);
+    const ywb::model::HeadOutputs b = ref->forwardHeads(x);
+    QCOMPARE(a.one2many.size(), size_t(3));
+    QCOMPARE(a.one2one.size(), size_t(3));
+    for (size_t i = 0; i < 3; ++i) {
+      QVERIFY(at::allclose(a.one2many[i], b.one2many[i], 1e-5, 1e-6));
+      QVERIFY(at::allclose(a.one2one[i], b.one2one[i], 1e-5, 1e-6));
+    }
+    QCOMPARE(gm.forward(x, false, at::kFloat).size(), size_t(3));  // forward(): the one-to-many maps
+    m->zero_grad();
+    a.one2one[0].sum().backward();
+    bool head_grad = false, backbone_grad = false;
+    for (const auto& p : m->named_parameters()) {
+      const bool has = p.value().grad().defined() && p.value().grad().abs().sum().item<double>() > 0;
+      if (p.key().find("one2one") != std::string::npos) head_grad = head_grad || has;
+      if (p.key().rfind("model.0.", 0) == 0) backbone_grad = backbone_grad || has;
+    }
+    QVERIFY(head_grad);
+    QVERIFY(!backbone_grad);
+  }
+
   void paddedTargetsHaveFixedShapes() {
     // Rows for images 0, 0, 2, 2, 2 of a batch of 4: Mmax = 3, so every tensor is [4, 3, ...]; image 1
     // and 3 are all padding. Boxes are scaled to pixels: cx 0.5, w 0.25 of 640 -> x1 = 240, x2 = 400.

@@ -71,6 +71,19 @@ std::string openCvDnnVersion() {
 #endif
 }
 
+std::string openCvLoadError(const std::string& onnx_bytes) {
+#ifdef YW_HAVE_OPENCV_DNN
+  try {
+    cv::dnn::readNetFromONNX(onnx_bytes.data(), onnx_bytes.size());
+  } catch (const cv::Exception& e) {
+    return message(e);
+  }
+#else
+  (void)onnx_bytes;
+#endif
+  return "";
+}
+
 std::vector<at::Tensor> verificationInputs(const std::string& source, int count, int64_t h, int64_t w,
                                            std::vector<std::string>* used) {
   std::vector<at::Tensor> out;
@@ -200,6 +213,7 @@ ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, mode
   }
   model->train(was_training);
   v.ran = true;
+  v.runtime = "OpenCV DNN " + std::string(CV_VERSION);
   v.passed = v.note.empty() && v.max_abs_diff_boxes <= tol * std::max(1.0, v.box_scale) &&
              v.max_abs_diff_scores <= tol;
   if (!v.passed && v.note.empty()) v.note = "outputs differ beyond the tolerance";

@@ -104,7 +104,7 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
     return v;
   }
   v.runtime = "ONNX Runtime " + run.ort_version + " (onnxruntime-node on Node.js " + run.node_version + ")";
-  v.method = v.runtime + " vs LibTorch's end2endDetections (unfused)";
+  v.method = v.runtime + " vs LibTorch's end2endDetections";
   const bool was_training = model->is_training();
   model->eval();
   const at::Device device = model->parameters().front().device();
@@ -136,7 +136,7 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
   v.max_abs_diff_scores = total.max_score_diff;
   v.box_scale = total.box_scale;
   v.rows = std::to_string(total.rows) +
-           " rows: " + std::to_string(total.rows - total.reordered - total.boundary - total.mismatched) +
+           " compared: " + std::to_string(total.rows - total.reordered - total.boundary - total.mismatched) +
            " in place, " + std::to_string(total.reordered) + " reordered among equal scores, " +
            std::to_string(total.boundary) + " at the max_det cut, " + std::to_string(total.mismatched) +
            " mismatched";

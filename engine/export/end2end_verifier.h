@@ -31,9 +31,10 @@ DetectionsMatch compareDetections(const at::Tensor& got, const at::Tensor& ref, 
 /// LibTorch's end-to-end detections [N, min(max_det, A), 6] for x (every row, no confidence threshold).
 at::Tensor end2endReference(model::DetectionModel& model, const at::Tensor& x, int max_det);
 
-/// Runs the graph at `onnx_path` in ONNX Runtime on each input and compares with end2endReference() of the
-/// (unfused) model. Criterion: no mismatched row, classes equal, max |box diff| <= tol x max(1, box scale),
-/// max |score diff| <= tol. Not run (ran = false, note says what to install) without ONNX Runtime.
+/// Runs the graph at `onnx_path` in ONNX Runtime on each input and compares with end2endReference() of
+/// `model` (the export passes the unfused model, or the fused one with fp16-rounded weights for half=true).
+/// Criterion: no mismatched row, classes equal, max |box diff| <= tol x max(1, box scale), max |score diff|
+/// <= tol. Not run (ran = false, note says what to install) without ONNX Runtime.
 ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, model::DetectionModel& model,
                                                  const std::vector<at::Tensor>& inputs, int max_det,
                                                  double tol = 1e-4);

@@ -124,7 +124,7 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
     }
     v = onnx_export::compareEnd2EndWithOnnxRuntime(path, o.half ? fused.model : lm.model, inputs, o.max_det);
     v.opencv_error = onnx_export::openCvLoadError(readFile(path));
-    how = o.half ? " (fused, same fp16-rounded weights)" : "";
+    how = o.half ? " (fused, same fp16-rounded weights)" : " (unfused)";
   } else if (!o.half) {
     v = onnx_export::compareOnnxWithTorch(path, lm.model, inputs);
     how = " (unfused)";

@@ -57,7 +57,7 @@ struct ExportVerification {
   std::string note;                ///< why it did not run, or what failed
   /// ONNX: the input shapes the second runtime ran ([N,3,H,W] each; a dynamic graph runs at two sizes).
   std::vector<std::vector<int64_t>> input_shapes;
-  /// End-to-end ONNX ([N, k, 6] detections): how the rows matched LibTorch's, e.g. "600 rows: 598 in
+  /// End-to-end ONNX ([N, k, 6] detections): how the rows matched LibTorch's, e.g. "600 compared: 598 in
   /// place, 2 reordered among equal scores, 0 at the max_det cut, 0 mismatched".
   std::string rows;
   /// End-to-end ONNX: OpenCV DNN's error when it cannot load the graph (why another runtime verified it).

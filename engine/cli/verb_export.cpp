@@ -18,8 +18,8 @@ std::vector<std::string> splitList(const std::string& s) {
 }
 
 int runExport(const Args& a) {
-  a.requireKnown({"weights", "format", "imgsz", "half", "dynamic", "batch", "opset", "verify", "source",
-                  "verify_images", "out_dir", "name"});
+  a.requireKnown({"weights", "format", "imgsz", "half", "dynamic", "batch", "opset", "end2end", "max_det",
+                  "verify", "source", "verify_images", "out_dir", "name"});
   ExportOptions o;
   o.weights = resolveWeightsArg(a.str("weights"), a.json);
   if (o.weights.empty())
@@ -30,6 +30,8 @@ int runExport(const Args& a) {
   o.dynamic = a.boolean("dynamic", false);
   o.batch = int(a.integer("batch", 1));
   o.opset = int(a.integer("opset", 12));
+  o.end2end = a.boolean("end2end", true);
+  o.max_det = int(a.integer("max_det", 300));
   o.verify = a.boolean("verify", true);
   o.verify_source = a.str("source");
   o.verify_images = int(a.integer("verify_images", 4));
@@ -51,8 +53,8 @@ int runExport(const Args& a) {
 const RegisterVerb reg{
     {"export", "export weights to safetensors and/or ONNX, verified by a second reader/runtime",
      "weights=FILE format=safetensors,onnx [imgsz=from weights] [half=false] [dynamic=false] [batch=1]\n"
-     "        [opset=12] [verify=true] [source=IMAGE|DIR] [verify_images=4] [out_dir=DIR] [name=STEM] "
-     "[--json]\n\n"
+     "        [opset=12] [end2end=true] [max_det=300] [verify=true] [source=IMAGE|DIR] [verify_images=4]\n"
+     "        [out_dir=DIR] [name=STEM] [--json]\n\n"
      "weights= is a training checkpoint (its EMA weights are exported) or exported safetensors weights,\n"
      "or an official name (yolo11n.pt, `ywb weights list`; exported into the working folder).\n"
      "  safetensors  the (unfused) state dict with Ultralytics key names and ywb-weights/1 metadata (names,\n"
@@ -69,7 +71,19 @@ const RegisterVerb reg{
      "               synthetic image when absent): boxes within 1e-4 x the box scale, scores within 1e-4.\n"
      "               OpenCV 4.6 cannot read fp16 tensors: a half file is run with them decoded to fp32,\n"
      "               against LibTorch with the same fp16-rounded weights (the report says so).\n"
-     "Each exported file gets a <file>.report.txt next to it with what is printed here.\n\n"
+     "               End-to-end models (YOLO26) export their NMS-free graph: output 'output0'\n"
+     "               [N, min(max_det, anchors), 6] = x1, y1, x2, y2 (pixels), score, class per row, highest\n"
+     "               score first, every row kept (filter by score); computed as `ywb val`/`predict` do (top\n"
+     "               max_det anchors by best class score, then the top max_det (anchor, class) pairs).\n"
+     "               OpenCV 4.6 cannot load it (no TopK): it is run with ONNX Runtime (npm "
+     "onnxruntime-node,\n"
+     "               installed by installer/install-onnxruntime.sh into $YWB_ONNXRUNTIME_DIR or\n"
+     "               ~/.cache/ywb/onnxruntime-node; needs Node.js) against LibTorch's detections: classes\n"
+     "               equal, boxes within 1e-4 x the box scale, scores within 1e-4. end2end=false exports "
+     "the\n"
+     "               one-to-many head instead ([N, 4+nc, anchors], for NMS; verified in OpenCV DNN).\n"
+     "Each exported file gets a <file>.report.txt next to it with what is printed here, including the\n"
+     "runtime that verified it.\n\n"
      "Exit status: 0 when exported (and verified, where a check could run), 3 when a verification failed,\n"
      "1 for errors (missing or truncated file, weights that do not match their YAML, no ONNX in this build).",
      runExport}};

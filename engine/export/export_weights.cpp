@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/threads.h"
+#include "export/end2end_verifier.h"
 #include "export/onnx_serializer.h"
 #include "export/onnx_verifier.h"
 #include "export/weights_export.h"
@@ -115,7 +116,16 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
                               : std::to_string(used.size()) + " letterboxed image(s) from " + o.verify_source;
   ExportVerification v;
   std::string how;
-  if (!o.half) {
+  if (lm.model->end2end() && o.end2end) {
+    // OpenCV 4.6 cannot load the graph (no TopK): ONNX Runtime runs it; OpenCV's error goes in the report.
+    if (o.half) {
+      torch::NoGradGuard no_grad;
+      for (auto& p : fused.model->parameters()) p.copy_(p.to(at::kHalf).to(at::kFloat));
+    }
+    v = onnx_export::compareEnd2EndWithOnnxRuntime(path, o.half ? fused.model : lm.model, inputs, o.max_det);
+    v.opencv_error = onnx_export::openCvLoadError(readFile(path));
+    how = o.half ? " (fused, same fp16-rounded weights)" : " (unfused)";
+  } else if (!o.half) {
     v = onnx_export::compareOnnxWithTorch(path, lm.model, inputs);
     how = " (unfused)";
   } else {
@@ -169,16 +179,23 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
                  {"names", pythonNames(lm.names)},
                  {"source", o.weights}};
   yo.half = o.half;
+  yo.end2end = o.end2end && lm.model->end2end();
+  yo.max_det = o.max_det;
+  if (yo.end2end) yo.metadata["end2end"] = "True";  // Python literals, as Ultralytics' metadata
+  if (yo.end2end) yo.metadata["max_det"] = std::to_string(o.max_det);
   const onnx_export::OnnxGraph g = onnx_export::buildYoloOnnx(fused.model, yo);
   const std::string bytes = onnx_export::serializeOnnx(g);
   onnx_export::checkOnnx(bytes);
   writeFileAtomic(f.path, bytes);
   f.size = fs::file_size(f.path);
   f.parameters = g.parameterCount();
-  f.detail = "opset " + std::to_string(o.opset) + ", " + std::to_string(g.nodes.size()) +
-             " nodes, fused Conv+BN, " +
-             (o.half ? "fp16 weights (FLOAT16 + Cast), fp32 compute and I/O" : std::string("fp32")) +
-             (o.dynamic ? ", dynamic batch/height/width" : ", static shapes") + "; ONNX checker passed";
+  f.detail =
+      "opset " + std::to_string(o.opset) + ", " + std::to_string(g.nodes.size()) + " nodes, fused Conv+BN, " +
+      (o.half ? "fp16 weights (FLOAT16 + Cast), fp32 compute and I/O" : std::string("fp32")) +
+      (o.dynamic ? ", dynamic batch/height/width" : ", static shapes") +
+      (yo.end2end ? ", end-to-end (one-to-one head, TopK, no NMS; max_det " + std::to_string(o.max_det) + ")"
+                  : std::string(lm.model->end2end() ? ", one-to-many head (end2end=false)" : "")) +
+      "; ONNX checker passed";
   for (const auto& v : g.inputs) f.inputs.push_back({v.name, "float32", v.dims, v.params});
   for (const auto& v : g.outputs) f.outputs.push_back({v.name, "float32", v.dims, v.params});
   if (o.verify) f.verification = verifyOnnx(o, lm, fused, imgsz, f.path);
@@ -236,6 +253,7 @@ ExportReport exportWeights(const ExportOptions& o) {
     if (want_onnx && !onnx_export::onnxAvailable()) onnx_export::serializeOnnx({});  // throws the clear error
     if (o.opset < 12 || o.opset > 13) fail("opset=", o.opset, ": supported opsets are 12 and 13");
     if (o.batch < 1) fail("batch=", o.batch, ": must be >= 1");
+    if (o.max_det < 1) fail("max_det=", o.max_det, ": must be >= 1");
     configureTorchThreads(0);
     const WeightsInfo src = inspectWeights(o.weights);
     LoadedModel lm = loadModelWeights(o.weights, at::Device(at::kCPU));
@@ -267,11 +285,14 @@ std::string formatExportReport(const ExportReport& r) {
     for (const auto& t : f.inputs) s += "    input  " + t.name + " " + t.dtype + " " + shapeText(t) + "\n";
     for (const auto& t : f.outputs) s += "    output " + t.name + " " + t.dtype + " " + shapeText(t) + "\n";
     const auto& v = f.verification;
+    if (!v.opencv_error.empty()) s += "    OpenCV DNN cannot load it: " + v.opencv_error + "\n";
     if (!v.ran) {
       s += "    verification: not run" + (v.note.empty() ? std::string() : " (" + v.note + ")") + "\n";
       continue;
     }
     s += std::string("    verification: ") + (v.passed ? "PASSED" : "FAILED") + " - " + v.method + "\n";
+    if (!v.runtime.empty()) s += "      runtime: " + v.runtime + "\n";
+    if (!v.rows.empty()) s += "      rows: " + v.rows + "\n";
     if (f.format == "onnx") {
       s += "      max |diff| boxes " + num(v.max_abs_diff_boxes) + " px (box scale " + num(v.box_scale) +
            "), scores " + num(v.max_abs_diff_scores) + " over " + std::to_string(v.images) + " image(s)\n";
@@ -315,6 +336,9 @@ std::string exportReportJson(const ExportReport& r) {
                            {{"ran", v.ran},
                             {"passed", v.passed},
                             {"method", v.method},
+                            {"runtime", v.runtime},
+                            {"rows", v.rows},
+                            {"opencv_error", v.opencv_error},
                             {"images", v.images},
                             {"max_abs_diff_boxes", v.max_abs_diff_boxes},
                             {"max_abs_diff_scores", v.max_abs_diff_scores},

@@ -13,6 +13,7 @@
 #include "data/letterbox.h"
 
 #ifdef YW_HAVE_OPENCV_DNN
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/core/version.hpp>
 #include <opencv2/dnn.hpp>
 #endif
@@ -67,6 +68,31 @@ std::string openCvDnnVersion() {
 #ifdef YW_HAVE_OPENCV_DNN
   return CV_VERSION;
 #else
+  return "";
+#endif
+}
+
+std::string openCvLoadError(const std::string& onnx_bytes) {
+#ifdef YW_HAVE_OPENCV_DNN
+  // Quiet: the importer also logs the failure on stderr, and the caller reports it.
+  const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  std::string error;
+  try {
+    cv::dnn::readNetFromONNX(onnx_bytes.data(), onnx_bytes.size());
+  } catch (const cv::Exception& e) {
+    // One line: OpenCV nests the node's error in lines starting with '>'.
+    const std::string m = message(e);
+    for (size_t i = 0; i < m.size(); ++i) {
+      if (m[i] == '\n' && i + 1 < m.size() && m[i + 1] == '>') ++i;
+      const char c = m[i] == '\n' || m[i] == '>' ? ' ' : m[i];
+      if (c != ' ' || (!error.empty() && error.back() != ' ')) error += c;
+    }
+  }
+  cv::utils::logging::setLogLevel(level);
+  while (!error.empty() && error.back() == ' ') error.pop_back();
+  return error;
+#else
+  (void)onnx_bytes;
   return "";
 #endif
 }
@@ -200,6 +226,7 @@ ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, mode
   }
   model->train(was_training);
   v.ran = true;
+  v.runtime = "OpenCV DNN " + std::string(CV_VERSION);
   v.passed = v.note.empty() && v.max_abs_diff_boxes <= tol * std::max(1.0, v.box_scale) &&
              v.max_abs_diff_scores <= tol;
   if (!v.passed && v.note.empty()) v.note = "outputs differ beyond the tolerance";

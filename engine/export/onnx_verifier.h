@@ -16,6 +16,9 @@ namespace ywb::onnx_export {
 /// Whether OpenCV DNN is compiled in (YW_HAVE_OPENCV_DNN) and its version ("4.6.0"), or "".
 std::string openCvDnnVersion();
 
+/// OpenCV DNN's error when it cannot load the graph ("" when it loads, or when OpenCV DNN is not built in).
+std::string openCvLoadError(const std::string& onnx_bytes);
+
 /// Letterboxed (Ultralytics LetterBox, pad 114, no auto) RGB inputs [1,3,h,w] in [0,1] from up to `count`
 /// images of `source` (an image or a folder, sorted); a deterministic synthetic image when source is "".
 /// Unreadable images are skipped; `used` receives the paths used.

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "export/onnx_attention.h"
+#include "export/onnx_end2end.h"
 #include "model/box_decode.h"
 #include "model/c2f.h"
 #include "model/c2psa.h"
@@ -263,8 +264,9 @@ class Walker {
       fail("ONNX export: ", name, " has ", xs.size(), " inputs for ", strides.size(), " strides");
     std::vector<std::string> levels;
     for (size_t i = 0; i < xs.size(); ++i) {
-      const std::string box = branch(name, d.boxBranch(i), xs[i]);
-      const std::string cls = branch(name, d.classBranch(i), xs[i]);
+      // An end-to-end graph runs the one-to-one copies (Ultralytics keys one2one_cv2/one2one_cv3).
+      const std::string box = branch(name, o_.end2end ? d.one2oneBoxBranch(i) : d.boxBranch(i), xs[i]);
+      const std::string cls = branch(name, o_.end2end ? d.one2oneClassBranch(i) : d.classBranch(i), xs[i]);
       levels.push_back(decodeLevel(name + ".level" + std::to_string(i), d, box, cls, strides[i]));
     }
     return g_.op("Concat", name + ".output", levels, {G::attrInt("axis", 2)});  // [N, 4+nc, A]
@@ -290,6 +292,8 @@ OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
   if (o.height <= 0 || o.width <= 0 || o.height % smax || o.width % smax)
     fail("ONNX export: image size ", o.height, "x", o.width, " must be a positive multiple of ", smax);
   if (o.batch < 1) fail("ONNX export: batch must be >= 1");
+  if (o.end2end && !m->end2end())
+    fail("ONNX export: end2end=true needs an end-to-end model (YOLO26); this one has no one-to-one head");
   OnnxGraph g;
   g.name = "ywb_" + (m->scale().empty() || m->spec().family.empty() ? std::string("model")
                                                                     : m->spec().family + m->scale());
@@ -331,14 +335,22 @@ OnnxGraph buildYoloOnnx(model::DetectionModel& m, const YoloOnnxOptions& o) {
     }
     out[i] = cur;
   }
+  const int64_t anchors = anchorCount(o.height, o.width, strides);
+  if (o.end2end) cur = end2endTail(g, cur, m->nc(), o.dynamic ? -1 : anchors, o.max_det, o.opset);
   g.renameOutput(cur, "output0");
   const int64_t no = 4 + m->nc();
   if (o.dynamic) {
     g.inputs.push_back({input, {-1, 3, -1, -1}, {"batch", "", "height", "width"}});
-    g.outputs.push_back({"output0", {-1, no, -1}, {"batch", "", "anchors"}});
+    if (o.end2end)
+      g.outputs.push_back({"output0", {-1, -1, 6}, {"batch", "detections", ""}});
+    else
+      g.outputs.push_back({"output0", {-1, no, -1}, {"batch", "", "anchors"}});
   } else {
     g.inputs.push_back({input, {o.batch, 3, o.height, o.width}, {}});
-    g.outputs.push_back({"output0", {o.batch, no, anchorCount(o.height, o.width, strides)}, {}});
+    g.outputs.push_back({"output0",
+                         o.end2end ? std::vector<int64_t>{o.batch, end2endRows(anchors, o.max_det), 6}
+                                   : std::vector<int64_t>{o.batch, no, anchors},
+                         {}});
   }
   return g;
 }

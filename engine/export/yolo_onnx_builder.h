@@ -27,11 +27,16 @@ struct YoloOnnxOptions {
   /// Convolution weights and biases as FLOAT16 initializers (rounded like at::Tensor::to(kHalf)), each
   /// followed by Cast(to=FLOAT): fp16 storage, fp32 arithmetic and fp32 input/output.
   bool half = false;
+  /// An end-to-end model's NMS-free graph: its one-to-one branches, then the tail of onnx_end2end.h; output
+  /// "output0" [N, min(max_det, A), 6]. Needs DetectionModel::end2end().
+  bool end2end = false;
+  int64_t max_det = 300;  ///< rows of the end-to-end output (clamped to the anchor count)
   std::map<std::string, std::string> metadata;  ///< extra metadata_props
 };
 
 /// The graph of `model` (must be fused, i.e. model->fused()). Input "images" [N,3,H,W] float in [0,1],
-/// output "output0" [N,4+nc,A]. Throws ywb::Error for unfused models or unsupported layers.
+/// output "output0" [N,4+nc,A] (the one-to-many branches), or with options.end2end [N,k,6]. Throws ywb::Error
+/// for unfused models or unsupported layers.
 OnnxGraph buildYoloOnnx(model::DetectionModel& model, const YoloOnnxOptions& options);
 
 /// Number of anchors A of an h x w input for the given strides: sum over levels of (h/s) * (w/s).

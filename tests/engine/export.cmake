@@ -2,3 +2,6 @@
 ywb_add_test(test_export SOURCES test_export.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)
 # YOLO11's export paths through OpenCV DNN, incl. Ultralytics' trained yolo11n (issue 14).
 ywb_add_test(test_export_yolo11 SOURCES test_export_yolo11.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+# YOLO26's end-to-end ONNX graph run in ONNX Runtime (installer/install-onnxruntime.sh), the trained yolo26n
+# on shapes images, small and dynamic sizes, a 640 px yolo26n from YAML; the one-to-many graph in OpenCV.
+ywb_add_test(test_export_end2end SOURCES test_export_end2end.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)

@@ -27,7 +27,10 @@ inline void randomize(ywb::model::DetectionModel& m, uint64_t seed) {
   for (auto& [name, t] : ywb::namedStateDict(*m)) {
     // Class logits around 0 instead of the -10 prior, so scores spread over (0, 1) and their comparison
     // means something.
-    if (name.find(".cv3.") != std::string::npos && name.find(".2.bias") != std::string::npos) t.normal_(0, 1);
+    // (YOLO26's one-to-one class branch, one2one_cv3, too.)
+    const bool cls_branch =
+        name.find(".cv3.") != std::string::npos || name.find("one2one_cv3.") != std::string::npos;
+    if (cls_branch && name.find(".2.bias") != std::string::npos) t.normal_(0, 1);
     if (name.find(".bn.") == std::string::npos) continue;
     if (name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0) t.uniform_(0.6, 1.4);
     if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) t.normal_(0, 0.1);

@@ -19,9 +19,14 @@ struct ExportOptions {
   /// as FLOAT16 initializers, each widened by a Cast node, so the graph computes in fp32 and its input and
   /// output stay float32 (unlike Ultralytics' GPU-only fp16 I/O): half the file, runs on any CPU runtime.
   bool half = false;
-  bool dynamic = false;       ///< ONNX: symbolic batch, height and width
-  int batch = 1;              ///< ONNX: fixed batch size of a static graph
-  int opset = 12;             ///< ONNX opset (12 or 13)
+  bool dynamic = false;  ///< ONNX: symbolic batch, height and width
+  int batch = 1;         ///< ONNX: fixed batch size of a static graph
+  int opset = 12;        ///< ONNX opset (12 or 13)
+  /// ONNX of an end-to-end model (YOLO26): true = its NMS-free graph, output [N, min(max_det, anchors), 6]
+  /// (x1, y1, x2, y2, score, class), verified with ONNX Runtime; false = the one-to-many head,
+  /// [N, 4+nc, anchors] like every other model. No effect on other models.
+  bool end2end = true;
+  int max_det = 300;          ///< ONNX end-to-end graph: detections per image
   bool verify = true;         ///< read every export back and compare (OpenCV DNN for ONNX)
   std::string verify_source;  ///< image or folder for the ONNX comparison; "" = a synthetic image
   int verify_images = 4;      ///< at most this many images from verify_source
@@ -40,6 +45,9 @@ struct ExportVerification {
   bool ran = false;     ///< false when the check could not run (see note)
   bool passed = false;  ///< meaningful when ran
   std::string method;   ///< e.g. "ONNX checker + OpenCV DNN 4.6.0 vs LibTorch on 4 coco images"
+  /// The second runtime that ran the file, with its version: "OpenCV DNN 4.6.0", or for end-to-end graphs
+  /// "ONNX Runtime 1.30.0 (onnxruntime-node on Node.js v20.20.2)"; "" when none ran.
+  std::string runtime;
   int images = 0;
   double max_abs_diff_boxes = 0;   ///< pixels
   double max_abs_diff_scores = 0;  ///< probabilities
@@ -49,6 +57,11 @@ struct ExportVerification {
   std::string note;                ///< why it did not run, or what failed
   /// ONNX: the input shapes the second runtime ran ([N,3,H,W] each; a dynamic graph runs at two sizes).
   std::vector<std::vector<int64_t>> input_shapes;
+  /// End-to-end ONNX ([N, k, 6] detections): how the rows matched LibTorch's, e.g. "600 compared: 598 in
+  /// place, 2 reordered among equal scores, 0 at the max_det cut, 0 mismatched".
+  std::string rows;
+  /// End-to-end ONNX: OpenCV DNN's error when it cannot load the graph (why another runtime verified it).
+  std::string opencv_error;
   /// ONNX half=true: what fp16 weights cost, i.e. LibTorch with the fp16-rounded weights vs the fp32
   /// weights on the same inputs (informational, not part of the criterion).
   bool fp16_effect_measured = false;

@@ -95,11 +95,16 @@ class TestYolo26Gui : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     auto* pred = w.predictions();
     w.tabs()->setCurrentWidget(pred);
-    pred->setWeights(pt);
-    pred->setDataset(QString::fromStdString(shapes) + "/data.yaml");
     auto* e2e = pred->findChild<QCheckBox*>("predEnd2End");
     QVERIFY(e2e);
     QVERIFY(e2e->isChecked());  // ValOptions' default: an end-to-end model is validated NMS-free
+    // The box follows Hyperparameters' end2end (one setting for the run's validation and this tab's).
+    QVERIFY(w.hyperparams()->setValue("end2end", "false"));
+    QVERIFY(!e2e->isChecked());
+    QVERIFY(w.hyperparams()->setValue("end2end", "true"));
+    QVERIFY(e2e->isChecked());
+    pred->setWeights(pt);
+    pred->setDataset(QString::fromStdString(shapes) + "/data.yaml");
     auto* summary = pred->findChild<QLabel*>("predSummary");
     QSignalSpy validated(pred, &ywb::gui::PredictionsTab::validated);
 

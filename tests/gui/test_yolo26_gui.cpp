@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -175,6 +176,12 @@ class TestYolo26Gui : public QObject {
         {"amp", "false"},   {"imgsz", "64"},  {"device", "cpu"},     {"project", tmp.path() + "/runs"},
         {"name", "yolo26"}, {"threads", "2"}, {"warmup_epochs", "0"}};
     for (const auto& kv : settings) QVERIFY2(hyper->setValue(kv.first, kv.second), qPrintable(kv.first));
+    w.tabs()->setCurrentWidget(hyper);
+    QTest::qWait(50);
+    QVERIFY(w.grab().save(shotsDir() + "/yolo26_hyperparameters.png"));
+    if (auto* scroll = hyper->findChild<QScrollArea*>()) scroll->ensureWidgetVisible(hyper->editor("end2end"));
+    QTest::qWait(50);
+    QVERIFY(w.grab().save(shotsDir() + "/yolo26_hyperparameters_end2end.png"));
 
     auto* tab = w.training();
     w.tabs()->setCurrentWidget(tab);

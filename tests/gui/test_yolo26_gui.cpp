@@ -179,7 +179,8 @@ class TestYolo26Gui : public QObject {
     w.tabs()->setCurrentWidget(hyper);
     QTest::qWait(50);
     QVERIFY(w.grab().save(shotsDir() + "/yolo26_hyperparameters.png"));
-    if (auto* scroll = hyper->findChild<QScrollArea*>()) scroll->ensureWidgetVisible(hyper->editor("end2end"));
+    if (auto* scroll = hyper->findChild<QScrollArea*>())
+      scroll->ensureWidgetVisible(hyper->editor("end2end"));
     QTest::qWait(50);
     QVERIFY(w.grab().save(shotsDir() + "/yolo26_hyperparameters_end2end.png"));
 

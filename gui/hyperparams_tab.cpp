@@ -213,8 +213,8 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
     }
     case ywb::ArgType::String: {
       if (spec.name == "model" || spec.name == "pretrained") {
-        // The built-in families and scales (YOLOv8, YOLO11) for model, and the official pretrained weights
-        // (downloaded on first use) for both; a path can still be typed.
+        // The built-in families and scales (the engine's list: YOLOv8, YOLO11, YOLO26) for model, and the
+        // official pretrained weights (downloaded on first use) for both; a path can still be typed.
         auto* c = new QComboBox(this);
         c->setEditable(true);
         if (spec.name == "model") {

@@ -79,6 +79,7 @@ void MainWindow::buildTabs() {
   connect(hyper_, &HyperparamsTab::argsChanged, this, [this] {
     const ywb::TrainArgs a = hyper_->args();
     predictions_->setDataset(QString::fromStdString(a.data));
+    predictions_->setEnd2End(a.end2end);  // the validation path, as the run validates
     features_->setModelYaml(QString::fromStdString(a.model));
   });
   connect(dataset_, &DatasetTab::imageSelected, features_, &FeatureMapsTab::setImage);

@@ -56,8 +56,10 @@ MetricChart::MetricChart(const QString& title, const QString& x_label, const QSt
   note_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
   note_->setFont(QFont(font().family(), 7));
   note_->setColor(QColor(0xb0, 0xbe, 0xc5));
-  note_->setBrush(QColor(0x1a, 0x1d, 0x23, 200));
+  note_->setBrush(QColor(0x1a, 0x1d, 0x23, 150));  // the curves under it stay visible, dimmed
+  note_->setPadding(QMargins(3, 1, 3, 1));         // room for glyphs wider than their metrics (→)
   note_->setVisible(false);
+  note_->setLayer("legend");  // above the curves (on "main" the graphs, added later, drew over it)
   // Marker labels are placed for the laid-out plot, before it is drawn (so a resize never cuts one).
   connect(this, &QCustomPlot::afterLayout, this, &MetricChart::placeMarkerLabels);
   styleDark(this);

@@ -1,5 +1,6 @@
 #include "predictions_tab.h"
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -45,6 +46,13 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   iou_->setValue(70);
   conf_label_ = new QLabel(this);
   iou_label_ = new QLabel(this);
+  end2end_ = new QCheckBox(tr("end-to-end (NMS-free)"), this);
+  end2end_->setObjectName("predEnd2End");
+  end2end_->setChecked(ywb::ValOptions{}.end2end);
+  end2end_->setToolTip(
+      tr("End-to-end models (YOLO26): ticked, the one-to-one head's detections without NMS; "
+         "unticked, the one-to-many head with NMS at the IoU beside (end2end=false). "
+         "Other models always use NMS."));
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
@@ -55,6 +63,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(conf_, 0, 4);
   grid->addWidget(iou_label_, 1, 3);
   grid->addWidget(iou_, 1, 4);
+  grid->addWidget(end2end_, 1, 5);
   grid->setColumnStretch(1, 3);
   grid->setColumnStretch(4, 1);
   layout->addLayout(grid);
@@ -106,6 +115,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(iou_, &QSlider::valueChanged, this, labels);
   connect(iou_, &QSlider::sliderReleased, this, &PredictionsTab::validate);
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
+  connect(end2end_, &QCheckBox::toggled, this, &PredictionsTab::validate);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
@@ -122,6 +132,10 @@ void PredictionsTab::setWeights(const QString& path) {
 }
 void PredictionsTab::setDataset(const QString& yaml) {
   data_->setText(yaml);
+}
+void PredictionsTab::setEnd2End(bool on) {
+  const QSignalBlocker block(end2end_);  // a setting, not a request to validate
+  end2end_->setChecked(on);
 }
 
 void PredictionsTab::validate() {
@@ -141,6 +155,7 @@ void PredictionsTab::validate() {
   o.data = data_->text().toStdString();
   o.weights = weights.toStdString();
   o.iou = iou_->value() / 100.0;
+  o.end2end = end2end_->isChecked();
   o.keep_detections = true;
   o.workers = 2;
   o.device = "";
@@ -172,8 +187,22 @@ void PredictionsTab::validate() {
   t->start();
 }
 
+QString PredictionsTab::validationPath(const ywb::ValReport& r) const {
+  // Which head and post-processing gave these detections: what the engine reports it ran.
+  if (r.nms_free)
+    return tr(
+        "End-to-end model, NMS-free: its one-to-one head's best detections (top-k; the NMS time above "
+        "is that selection). Untick end-to-end for its one-to-many head with NMS.");
+  if (r.end2end_model)
+    return tr("End-to-end model through its one-to-many head with NMS at IoU %1 (end2end=false).")
+        .arg(iou_->value() / 100.0, 0, 'f', 2);
+  return tr("Detections after NMS at IoU %1.").arg(iou_->value() / 100.0, 0, 'f', 2);
+}
+
 void PredictionsTab::showReport(const ywb::ValReport& r) {
   report_ = r;
+  iou_->setEnabled(!r.nms_free);  // no NMS ran: its IoU had no part in these detections
+  iou_label_->setEnabled(!r.nms_free);
   const auto& m = r.metrics;
   summary_->setText(tr("%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   "
                        "%7 ms inference + %8 ms NMS per image")
@@ -184,7 +213,8 @@ void PredictionsTab::showReport(const ywb::ValReport& r) {
                         .arg(m.map50, 0, 'f', 3)
                         .arg(m.map, 0, 'f', 3)
                         .arg(r.ms_inference, 0, 'f', 1)
-                        .arg(r.ms_nms, 0, 'f', 1));
+                        .arg(r.ms_nms, 0, 'f', 1) +
+                    "\n" + validationPath(r));
   Q_EMIT logLine(summary_->text());
   table_->setRowCount(int(m.per_class.size()));
   for (int row = 0; row < int(m.per_class.size()); ++row) {

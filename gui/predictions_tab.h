@@ -7,6 +7,7 @@
 
 #include "ywb/inference.h"
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -25,6 +26,9 @@ class PredictionsTab : public QWidget {
   explicit PredictionsTab(QWidget* parent = nullptr);
   void setWeights(const QString& path);
   void setDataset(const QString& yaml);
+  /// For an end-to-end model (YOLO26): true validates NMS-free from its one-to-one head, false from its
+  /// one-to-many head with NMS (ValOptions::end2end). No effect on other models.
+  void setEnd2End(bool on);
   /// Starts a validation run (asynchronous; `validated` follows).
   void validate();
   const ywb::ValReport& report() const { return report_; }
@@ -38,12 +42,14 @@ class PredictionsTab : public QWidget {
 
  private:
   void showReport(const ywb::ValReport& r);
+  QString validationPath(const ywb::ValReport& r) const;
   void showImage(int index);
   void plotConfusion();
   void plotPr();
 
   QLineEdit* weights_ = nullptr;
   QLineEdit* data_ = nullptr;
+  QCheckBox* end2end_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;
   QLabel* conf_label_ = nullptr;

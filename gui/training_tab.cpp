@@ -166,6 +166,7 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
     for (MetricChart* c : charts_) c->clearData();
     last_x_ = 0;
     lr_split_ = {-1, -1};
+    showEndToEnd(false, ywb::StepMetrics{}.reg_max);  // until the run's first step says what it trains
   }
   shown_run_.clear();
   resume_run_->setVisible(false);

@@ -67,6 +67,11 @@ class TrainingTab : public QWidget {
   void begin(const ywb::TrainArgs& args);
   void drain();
   void appendLearningRates(double x, const double (&lr)[3]);
+  /// An end-to-end run (YOLO26) or not (training_tab_charts.cpp): the loss charts' third series is named
+  /// "dfl / L1" where the model has no DFL (reg_max 1), and the o2m weight series and note are shown.
+  void showEndToEnd(bool end2end, int reg_max);
+  /// A point of the o2m weight series (the train loss chart) and the note "o2m weight first -> latest".
+  void appendO2m(double x, double o2m);
   void onPhase(ywb::TrainPhase phase, const QString& detail, double at_epoch);
   void onEpoch(const ywb::EpochMetrics& m);
   void onFinished(const ywb::TrainSummary& s);
@@ -95,6 +100,7 @@ class TrainingTab : public QWidget {
   ywb::TrainPhase last_phase_ = ywb::TrainPhase::Finished;
   double last_x_ = 0;                       // fractional epoch of the latest step
   QPair<double, double> lr_split_{-1, -1};  // epochs where the LR groups differ (first, last step)
+  bool end2end_shown_ = false;              // the charts show an end-to-end run's labels and o2m weight
   double sample_offset_ = -1;               // sampler seconds at run start
   int extra_gpus_ = 0;  // GPUs beyond the first with their own series (multi-GPU machines)
   QString last_run_dir_;

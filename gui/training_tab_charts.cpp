@@ -13,6 +13,11 @@
 #include "training_tab.h"
 
 namespace ywb::gui {
+namespace {
+
+constexpr int kO2mSeries = 3;  // the train loss chart's series after box, cls and dfl
+
+}  // namespace
 
 void TrainingTab::buildCharts(QWidget* host) {
   auto* grid = new QGridLayout(host);
@@ -40,6 +45,11 @@ void TrainingTab::buildCharts(QWidget* host) {
     c->addSeries("cls", MetricChart::color(1), Qt::SolidLine, c == val_loss_);
     c->addSeries("dfl", MetricChart::color(2), Qt::SolidLine, c == val_loss_);
   }
+  // An end-to-end run's (YOLO26) one-to-many loss weight, on the loss axis (it runs from 0.8 down to 0.1);
+  // listed in the legend only for such runs (showEndToEnd).
+  train_loss_->addSeries(tr("o2m weight"), MetricChart::color(4), Qt::DashDotLine);
+  train_loss_->graph(kO2mSeries)->setLineStyle(QCPGraph::lsStepRight);  // a point holds the epoch up to it
+  train_loss_->setSeriesInLegend(kO2mSeries, false);
   pr_->addSeries(tr("P"), MetricChart::color(0), Qt::SolidLine, true);
   pr_->addSeries(tr("R"), MetricChart::color(1), Qt::SolidLine, true);
   map_->addSeries(tr("mAP50"), MetricChart::color(2), Qt::SolidLine, true);
@@ -61,6 +71,33 @@ void TrainingTab::buildCharts(QWidget* host) {
   memory_->addSeries(tr("tensor allocator"), MetricChart::color(5), Qt::DashLine);
   for (MetricChart* c : {train_loss_, val_loss_, pr_, map_, lr_})
     own_series_ << qMakePair(c, c->graphCount());
+}
+
+void TrainingTab::showEndToEnd(bool end2end, int reg_max) {
+  // The loss items are what the trainer logs: for an end-to-end model its one-to-one branch's, and with
+  // reg_max 1 the third is the L1 term on the box distances that takes DFL's place (results.csv still calls
+  // it dfl_loss, as Ultralytics does).
+  const QString third = reg_max == 1 ? tr("dfl / L1") : QString("dfl");
+  for (MetricChart* c : {train_loss_, val_loss_}) {
+    if (c->graph(2)->name() == third) continue;
+    c->graph(2)->setName(third);
+    c->fitLegend();
+  }
+  if (end2end == end2end_shown_) return;
+  end2end_shown_ = end2end;
+  train_loss_->setSeriesInLegend(kO2mSeries, end2end);
+  train_loss_->setToolTip(end2end
+                              ? tr("End-to-end model: the one-to-one branch's losses, as the trainer logs "
+                                   "them; the o2m weight is the one-to-many branch's share of the loss "
+                                   "(the one-to-one branch gets 1 - o2m)")
+                              : QString());
+  if (!end2end) train_loss_->setNote(QString());
+}
+
+void TrainingTab::appendO2m(double x, double o2m) {
+  train_loss_->append(kO2mSeries, x, o2m);
+  const double first = train_loss_->graph(kO2mSeries)->data()->constBegin()->value;
+  train_loss_->setNote(tr("o2m weight %1 → %2").arg(first, 0, 'f', 2).arg(o2m, 0, 'f', 2));
 }
 
 MetricChart* TrainingTab::chart(const QString& name) const {

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <algorithm>
 
 #include "log_view.h"
 #include "metric_chart.h"
@@ -74,6 +75,15 @@ void TrainingTab::drawRun(const RunResults& r) {
     appendLearningRates(epoch[i], lr);
   }
   last_x_ = r.lastEpoch();
+  // An end-to-end run (YOLO26) wrote its o2m weight per epoch (results.csv's `o2m` column; absent, it reads
+  // 0). The only end-to-end family, YOLO26, has no DFL: its third loss is the L1 term.
+  const auto& o2m = r.values.value("o2m");
+  const bool e2e = std::any_of(o2m.begin(), o2m.end(), [](double v) { return v > 0; });
+  showEndToEnd(e2e, e2e ? 1 : ywb::StepMetrics{}.reg_max);
+  for (int i = 0; e2e && i < o2m.size() && i < epoch.size(); ++i) {
+    appendO2m(epoch[i] - 1, o2m[i]);  // the weight held through the epoch, as the live steps draw it
+    appendO2m(epoch[i], o2m[i]);
+  }
 
   // Markers: Mosaic's close (the trainer turns it off for the last close_mosaic epochs: from the end of
   // epoch epochs - close_mosaic on) and the best epoch (whose weights are in weights/best).

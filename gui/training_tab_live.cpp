@@ -42,6 +42,8 @@ void TrainingTab::drain() {
     train_loss_->append(0, x, m.box);
     train_loss_->append(1, x, m.cls);
     train_loss_->append(2, x, m.dfl);
+    showEndToEnd(m.end2end, m.reg_max);
+    if (m.end2end) appendO2m(x, m.o2m);
     appendLearningRates(x, m.lr);
     speed_chart_->append(0, x, m.images_per_s);
   }
@@ -119,6 +121,7 @@ void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail, double a
 
 void TrainingTab::onEpoch(const ywb::EpochMetrics& m) {
   const double x = m.epoch + 1;
+  showEndToEnd(m.end2end, m.reg_max);
   if (m.validated) {
     val_loss_->append(0, x, m.val_box);
     val_loss_->append(1, x, m.val_cls);
@@ -136,7 +139,8 @@ void TrainingTab::onEpoch(const ywb::EpochMetrics& m) {
                            .arg(m.recall, 0, 'f', 3)
                            .arg(m.map50, 0, 'f', 3)
                            .arg(m.map, 0, 'f', 3)
-                           .arg(m.best ? tr("  new best") : QString());
+                           .arg(m.best ? tr("  new best") : QString()) +
+                       (m.end2end ? tr("  (o2m weight %1)").arg(m.o2m, 0, 'f', 2) : QString());
   log_->appendLine(line);
   if (m.best)
     best_->setText(tr("best: epoch %1, mAP50-95 %2 (COCO-exact)").arg(m.epoch + 1).arg(m.map, 0, 'f', 4));

@@ -19,6 +19,7 @@ namespace {
 struct Column {
   const char* name;
   double ResultsRow::*field;  // null for `epoch` (an int)
+  bool end2end_only = false;  // written only by end-to-end runs (their files have it in the header)
 };
 
 const std::vector<Column>& columnTable() {
@@ -36,20 +37,24 @@ const std::vector<Column>& columnTable() {
                                            {"val/dfl_loss", &ResultsRow::val_dfl},
                                            {"lr/pg0", &ResultsRow::lr0},
                                            {"lr/pg1", &ResultsRow::lr1},
-                                           {"lr/pg2", &ResultsRow::lr2}};
+                                           {"lr/pg2", &ResultsRow::lr2},
+                                           {"o2m", &ResultsRow::o2m, true}};
   return cols;
 }
 
-std::string headerLine() {
+// `end2end`: the file holds an end-to-end run, with the columns only such runs write.
+std::string headerLine(bool end2end) {
   std::string h;
-  for (const auto& c : resultsColumns()) h += (h.empty() ? "" : ",") + c;
+  for (const auto& c : columnTable())
+    if (end2end || !c.end2end_only) h += (h.empty() ? "" : ",") + std::string(c.name);
   return h + "\n";
 }
 
-std::string rowLine(const ResultsRow& r) {
+std::string rowLine(const ResultsRow& r, bool end2end) {
   std::string line = std::to_string(r.epoch);
   char buf[32];
   for (size_t i = 1; i < columnTable().size(); ++i) {
+    if (!end2end && columnTable()[i].end2end_only) continue;
     // time with 3 decimals, the rest with 5 significant digits (Ultralytics' '%.5g')
     std::snprintf(buf, sizeof buf, i == 1 ? ",%.3f" : ",%.5g", r.*(columnTable()[i].field));
     line += buf;
@@ -71,6 +76,14 @@ std::vector<std::string> cells(const std::string& line) {
   return out;
 }
 
+// Whether a file's text has the end-to-end columns in its header (its first line).
+bool hasEnd2EndColumns(const std::string& text) {
+  for (const std::string& name : cells(text.substr(0, text.find('\n'))))
+    for (const auto& c : columnTable())
+      if (c.end2end_only && name == c.name) return true;
+  return false;
+}
+
 }  // namespace
 
 ResultsRow resultsRowOf(const EpochMetrics& m) {
@@ -90,6 +103,7 @@ ResultsRow resultsRowOf(const EpochMetrics& m) {
   r.lr0 = m.lr[0];
   r.lr1 = m.lr[1];
   r.lr2 = m.lr[2];
+  r.o2m = m.end2end ? m.o2m : 0;
   return r;
 }
 
@@ -109,8 +123,8 @@ std::vector<double> resultsRowValues(const ResultsRow& r) {
 }
 
 void appendResultsRow(const std::string& path, const ResultsRow& row) {
-  std::string text = fs::exists(path) ? readFile(path) : headerLine();
-  text += rowLine(row);
+  std::string text = fs::exists(path) ? readFile(path) : headerLine(row.o2m > 0);
+  text += rowLine(row, hasEnd2EndColumns(text));
   writeFileAtomic(path, text);
 }
 
@@ -151,9 +165,10 @@ std::vector<ResultsRow> readResults(const std::string& path) {
 
 void truncateResults(const std::string& path, int last_epoch) {
   if (!fs::exists(path)) return;
-  std::string text = headerLine();
+  const bool end2end = hasEnd2EndColumns(readFile(path));
+  std::string text = headerLine(end2end);
   for (const auto& r : readResults(path)) {
-    if (r.epoch <= last_epoch) text += rowLine(r);
+    if (r.epoch <= last_epoch) text += rowLine(r, end2end);
   }
   writeFileAtomic(path, text);
 }

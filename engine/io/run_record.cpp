@@ -44,6 +44,9 @@ void epochFields(M& m, V&& v) {
   v("validated", m.validated);
   v("failed_images", m.failed_images);
   v("nonfinite_steps", m.nonfinite_steps);
+  v("o2m", m.o2m);
+  v("end2end", m.end2end);
+  v("reg_max", m.reg_max);
 }
 
 template <class M, class V>
@@ -62,6 +65,9 @@ void stepFields(M& m, V&& v) {
   v("imgsz", m.imgsz);
   v("elapsed_s", m.elapsed_s);
   v("eta_s", m.eta_s);
+  v("end2end", m.end2end);
+  v("o2m", m.o2m);
+  v("reg_max", m.reg_max);
 }
 
 template <class S, class V>

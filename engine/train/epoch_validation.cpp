@@ -27,6 +27,7 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.conf = s.args.conf;
   vo.iou = s.args.iou;
   vo.max_det = s.args.max_det;
+  vo.end2end = s.args.end2end;  // an end-to-end model: NMS-free (one-to-one) or one-to-many + NMS
   // In the training's precision, as Ultralytics validates during AMP training (half = amp): on this CPU bf16
   // made the 10-epoch benchmark 5 s faster (71.0 -> 65.8 s) and read mAP50-95 0.001 lower than fp32 on
   // Ultralytics' shapes checkpoints (docs/PERFORMANCE.md); `ywb val` stays fp32; val_amp=false keeps fp32.

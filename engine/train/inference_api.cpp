@@ -120,6 +120,8 @@ ValReport validateWeights(const ValOptions& o) {
     rep.ms_metrics = r.ms_metrics;
     rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
+    rep.end2end_model = lm.model->end2end();
+    rep.nms_free = r.nms_free;
     return rep;
   });
 }

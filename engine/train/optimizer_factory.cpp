@@ -44,19 +44,34 @@ const std::vector<std::string>& optimizerNames() {
   return names;
 }
 
+namespace {
+// Ultralytics 8.4's `auto`: the rule below and its words for the optimizer's help text (autoOptimizerRule).
+constexpr int64_t kAutoMuSGDAbove = 10000;  // iterations
+constexpr double kAutoMuSGDLr = 0.01, kAutoMomentum = 0.9;
+}  // namespace
+
+std::string autoOptimizerRule() {
+  std::ostringstream os;
+  os << "auto follows Ultralytics 8.4: MuSGD (lr " << kAutoMuSGDLr << ", momentum " << kAutoMomentum
+     << ") for more than " << kAutoMuSGDAbove
+     << " iterations (epochs x images / max(batch, nbs)), else AdamW (lr 0.002 x 5 / (4 + classes), momentum "
+     << kAutoMomentum << "); lr0, momentum and warmup_bias_lr are then not used";
+  return os.str();
+}
+
 OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double momentum, int nc,
                                 int64_t iterations) {
   OptimizerChoice c;
   if (name == "auto") {
     c.auto_chosen = true;
-    if (iterations > 10000) {
+    if (iterations > kAutoMuSGDAbove) {
       c.name = "MuSGD";
-      c.lr = 0.01;
-      c.momentum = 0.9;
+      c.lr = kAutoMuSGDLr;
+      c.momentum = kAutoMomentum;
     } else {
       c.name = "AdamW";
       c.lr = std::round(0.002 * 5 / (4 + nc) * 1e6) / 1e6;
-      c.momentum = 0.9;
+      c.momentum = kAutoMomentum;
     }
     return c;
   }

@@ -9,4 +9,7 @@ namespace ywb {
 /// "auto", then every optimizer by its Ultralytics name.
 const std::vector<std::string>& optimizerNames();
 
+/// What `optimizer=auto` picks, in words (the optimizer's help text), stated beside chooseOptimizer's rule.
+std::string autoOptimizerRule();
+
 }  // namespace ywb

@@ -123,6 +123,12 @@ std::vector<std::string> choicesFor(const std::string& name) {
   return {};
 }
 
+// The help text, with what the table's one line cannot hold stated by the rule's owner.
+std::string helpFor(const std::string& name, const std::string& help) {
+  if (name == "optimizer") return help + ". " + autoOptimizerRule();
+  return help;
+}
+
 }  // namespace
 
 bool TrainArgs::set(const std::string& key, const std::string& value) {
@@ -170,7 +176,7 @@ const std::vector<ArgSpec>& trainArgSpecs() {
     ArgSpec s;                                     \
     s.name = #N_;                                  \
     s.group = G_;                                  \
-    s.help = H_;                                   \
+    s.help = helpFor(#N_, H_);                     \
     s.type = typeOf<T_>();                         \
     s.default_text = toText(T_(D_));               \
     s.min = LO_;                                   \

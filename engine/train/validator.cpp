@@ -47,6 +47,9 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
                                const at::Device& device, const std::function<bool()>& should_stop,
                                const std::function<void(int64_t)>& before_batch) {
   ValidationResult res;
+  // One-to-many maps for the loss and NMS; an end-to-end model's one-to-one maps for NMS-free inference.
+  const bool e2e = opt.end2end && model.end2end();
+  res.nms_free = e2e;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();
   model.eval();
@@ -67,8 +70,6 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);
     t0 = Clock::now();
-    // One-to-many maps for the loss and NMS; an end-to-end model's one-to-one maps for NMS-free inference.
-    const bool e2e = opt.end2end && model.end2end();
     auto heads = [&](const at::Tensor& xs) {
       if (!e2e) return model::HeadOutputs{model.forward(xs), {}};
       if (loss) return model.forwardHeads(xs);

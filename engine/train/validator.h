@@ -45,6 +45,7 @@ struct ValidationResult {
   double data_wait_s = 0;  ///< total seconds spent waiting for the loader
   int64_t images = 0;
   std::vector<ImageDetections> detections;  ///< when keep_detections
+  bool nms_free = false;  ///< an end-to-end model's one-to-one branches without NMS gave the detections
 };
 
 /// Loader options of a validation pass (Ultralytics' validation loader): rectangular aspect-sorted batches

@@ -1034,6 +1034,26 @@
         <source>all classes</source>
         <translation>所有类别</translation>
     </message>
+    <message>
+        <source>end-to-end (NMS-free)</source>
+        <translation>端到端（无 NMS）</translation>
+    </message>
+    <message>
+        <source>End-to-end models (YOLO26): ticked, the one-to-one head&apos;s detections without NMS; unticked, the one-to-many head with NMS at the IoU beside (end2end=false). Other models always use NMS.</source>
+        <translation>端到端模型（YOLO26）：勾选时使用一对一检测头的检测结果，不做 NMS；不勾选时使用一对多检测头，并按旁边的 IoU 做 NMS（end2end=false）。其他模型始终使用 NMS。</translation>
+    </message>
+    <message>
+        <source>End-to-end model, NMS-free: its one-to-one head&apos;s best detections (top-k; the NMS time above is that selection). Untick end-to-end for its one-to-many head with NMS.</source>
+        <translation>端到端模型，无 NMS：一对一检测头的最佳检测结果（top-k；上面的 NMS 时间即该选择的用时）。取消勾选“端到端”可改用一对多检测头加 NMS。</translation>
+    </message>
+    <message>
+        <source>End-to-end model through its one-to-many head with NMS at IoU %1 (end2end=false).</source>
+        <translation>端到端模型，经一对多检测头并以 IoU %1 做 NMS（end2end=false）。</translation>
+    </message>
+    <message>
+        <source>Detections after NMS at IoU %1.</source>
+        <translation>以 IoU %1 做 NMS 后的检测结果。</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::RunsTab</name>
@@ -1537,6 +1557,26 @@
     <message>
         <source>not in results.csv</source>
         <translation>results.csv 中没有</translation>
+    </message>
+    <message>
+        <source>o2m weight</source>
+        <translation>o2m 权重</translation>
+    </message>
+    <message>
+        <source>dfl / L1</source>
+        <translation>dfl / L1</translation>
+    </message>
+    <message>
+        <source>End-to-end model: the one-to-one branch&apos;s losses, as the trainer logs them; the o2m weight is the one-to-many branch&apos;s share of the loss (the one-to-one branch gets 1 - o2m)</source>
+        <translation>端到端模型：训练器记录的一对一分支的损失；o2m 权重是一对多分支在损失中所占的比重（一对一分支为 1 - o2m）</translation>
+    </message>
+    <message>
+        <source>o2m weight %1 → %2</source>
+        <translation>o2m 权重 %1 → %2</translation>
+    </message>
+    <message>
+        <source>  (o2m weight %1)</source>
+        <translation>  （o2m 权重 %1）</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,9 @@ StepMetrics sampleStep() {
   m.imgsz = 320;
   m.elapsed_s = 61.5;
   m.eta_s = 999.25;
+  m.end2end = true;  // every field differs from its default
+  m.o2m = 0.6875;
+  m.reg_max = 1;
   return m;
 }
 
@@ -67,6 +70,9 @@ EpochMetrics sampleEpoch() {
   m.validated = true;
   m.classes = {{"circle", 17, 0.5, 0.25, 0.75, 0.375}, {"square \"big\"", 3, 0.125, 0.0, -1, -1}};
   m.failed_images = {"cannot read image a.jpg", "b.png: broken PNG"};
+  m.o2m = 0.5625;
+  m.end2end = true;
+  m.reg_max = 1;
   return m;
 }
 
@@ -98,6 +104,9 @@ void compareEpoch(const EpochMetrics& a, const EpochMetrics& b) {
     QCOMPARE(a.classes[i].ap, b.classes[i].ap);
   }
   QCOMPARE(a.failed_images, b.failed_images);
+  QCOMPARE(a.o2m, b.o2m);
+  QCOMPARE(a.end2end, b.end2end);
+  QCOMPARE(a.reg_max, b.reg_max);
 }
 
 ResultsRow row(int epoch, double map50, double map, double val_loss) {
@@ -138,6 +147,9 @@ class TestRunRecord : public QObject {
     QCOMPARE(b.imgsz, a.imgsz);
     QCOMPARE(b.elapsed_s, a.elapsed_s);
     QCOMPARE(b.eta_s, a.eta_s);
+    QCOMPARE(b.end2end, a.end2end);  // a child run's end-to-end losses and o2m weight reach the GUI
+    QCOMPARE(b.o2m, a.o2m);
+    QCOMPARE(b.reg_max, a.reg_max);
     // The JSON counts from 1 like the terminal: epoch 5 of 30, batch 8 of 12.
     QVERIFY(line.find("\"epoch\":5") != std::string::npos);
     QVERIFY(line.find("\"batch\":8") != std::string::npos);
@@ -290,6 +302,38 @@ class TestRunRecord : public QObject {
     } catch (const ywb::Error& e) {
       QVERIFY2(QString(e.what()).contains("results.csv:4:"), e.what());
     }
+  }
+
+  void resultsCsvO2mColumnOnlyForEndToEndRuns() {
+    // An end-to-end run (YOLO26) writes its epoch's o2m weight in a last column; other runs keep exactly
+    // Ultralytics' 15 columns. A resume's truncation keeps whichever header the file has.
+    QTemporaryDir dir;
+    const std::string plain = dir.path().toStdString() + "/plain.csv",
+                      e2e = dir.path().toStdString() + "/e2e.csv";
+    EpochMetrics m = sampleEpoch();
+    m.end2end = false;
+    ywb::appendResultsRow(plain, resultsRowOf(m));
+    QVERIFY(ywb::readFile(plain).find("o2m") == std::string::npos);
+    QCOMPARE(ywb::readResults(plain)[0].o2m, 0.0);
+    m.end2end = true;
+    for (int e = 0; e < 3; ++e) {
+      m.epoch = e;
+      m.o2m = 0.8 - 0.35 * e;  // 0.8, 0.45, 0.1: a 3-epoch run's schedule
+      ywb::appendResultsRow(e2e, resultsRowOf(m));
+    }
+    const std::string text = ywb::readFile(e2e);
+    QVERIFY2(text.find(",lr/pg2,o2m\n") != std::string::npos, text.c_str());
+    auto rows = ywb::readResults(e2e);
+    QCOMPARE(rows.size(), size_t(3));
+    QCOMPARE(rows[1].o2m, 0.45);
+    QCOMPARE(rows[2].o2m, 0.1);
+    QCOMPARE(resultsRowValues(rows[2]).back(), 0.1);
+    QCOMPARE(resultsColumns().back(), std::string("o2m"));
+    ywb::truncateResults(e2e, 2);
+    rows = ywb::readResults(e2e);
+    QCOMPARE(rows.size(), size_t(2));
+    QCOMPARE(rows[1].o2m, 0.45);
+    QVERIFY(ywb::readFile(e2e).find(",lr/pg2,o2m\n") != std::string::npos);
   }
 
   void checkpointStateRoundTrip() {

@@ -1,6 +1,7 @@
 // The Hyperparameters tab generated from ywb::trainArgSpecs(): every argument has an editor, ranges are
 // enforced, changes are highlighted, and load -> edit -> save -> load round-trips through YAML, including a
 // user's Ultralytics YAML with keys this trainer does not use.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -47,6 +48,28 @@ class TestHyperparamsTab : public QObject {
     QVERIFY(note->text().contains(c.native ? "trains in bf16 where" : "trains in fp32 here unless"));
   }
 
+  void optimizerAndEnd2EndAreOffered() {
+    // optimizer: the engine's names (MuSGD among them), and the help says what auto picks (Ultralytics 8.4's
+    // rule, in the words of its owner beside chooseOptimizer).
+    HyperparamsTab tab;
+    auto* opt = qobject_cast<QComboBox*>(tab.editor("optimizer"));
+    QVERIFY(opt);
+    QVERIFY(opt->findText("MuSGD") >= 0);
+    QVERIFY2(opt->toolTip().contains("MuSGD (lr 0.01, momentum 0.9) for more than 10000 iterations"),
+             qPrintable(opt->toolTip()));
+    QVERIFY(tab.setValue("optimizer", "MuSGD"));
+    QCOMPARE(tab.args().optimizer, std::string("MuSGD"));
+    // end2end: true/false, on by default (an end-to-end model validates NMS-free), with its help.
+    auto* e2e = qobject_cast<QCheckBox*>(tab.editor("end2end"));
+    QVERIFY(e2e);
+    QVERIFY(e2e->isChecked());
+    QVERIFY2(e2e->toolTip().contains("one-to-many head with NMS"), qPrintable(e2e->toolTip()));
+    e2e->setChecked(false);
+    QCOMPARE(tab.args().end2end, false);
+    QVERIFY(tab.modified().contains("end2end"));
+    QVERIFY(!tab.setValue("end2end", "maybe"));
+  }
+
   void rangesAreEnforced() {
     HyperparamsTab tab;
     // lr0's range is [0, 1] in the spec table: 1.5 is rejected by the engine's check and nothing changes.
@@ -58,7 +81,7 @@ class TestHyperparamsTab : public QObject {
     lr0->setValue(5.0);
     QCOMPARE(tab.args().lr0, 1.0);
     QVERIFY(!tab.setValue("epochs", "0"));        // epochs >= 1
-    QVERIFY(!tab.setValue("optimizer", "Adam"));  // choices: auto, SGD, AdamW
+    QVERIFY(!tab.setValue("optimizer", "Adam"));  // choices: auto, SGD, AdamW, MuSGD
     QVERIFY(tab.setValue("optimizer", "AdamW"));
     QCOMPARE(tab.args().optimizer, std::string("AdamW"));
   }

@@ -207,7 +207,7 @@ class TestReopenRun : public QObject {
     // Each chart: its own series (first run) plus one per column of the second run.
     ywb::gui::TrainingTab* t = w.training();
     QCOMPARE(t->chart("map")->graphCount(), 4);
-    QCOMPARE(t->chart("trainLoss")->graphCount(), 6);
+    QCOMPARE(t->chart("trainLoss")->graphCount(), 7);  // its own: box, cls, dfl and the o2m weight (YOLO26)
     QCOMPARE(t->chart("lr")->graphCount(), 5);
     const int overlaid = t->chart("map")->points(3);
     QVERIFY(overlaid == 2 || overlaid == 30);  // the tiny run's 2 epochs or Ultralytics' 30

@@ -43,6 +43,10 @@ struct ValReport {
   /// during training (its val/box_loss, val/cls_loss, val/dfl_loss for the same weights and batch size).
   double box_loss = 0, cls_loss = 0, dfl_loss = 0;
   std::vector<ImageDetections> detections;
+  /// The path the detections took: the model has one-to-one branches (YOLO26), and they were used without
+  /// NMS (ms_nms is then the top-k selection); an end-to-end model with nms_free false ran its one-to-many
+  /// branches with NMS (ValOptions::end2end = false).
+  bool end2end_model = false, nms_free = false;
 };
 
 /// Validates weights on a split of a dataset. Throws ywb::Error (missing files, class-count mismatch, ...).

@@ -51,7 +51,7 @@ struct ModelInfo {
 /// Builds the model on the CPU and summarises it. nc <= 0 keeps the YAML's nc. Throws ywb::Error.
 ModelInfo modelInfo(const std::string& yaml_or_name, int nc = 0, int imgsz = 640);
 
-/// The model names built into the engine, every family and scale: "yolov8n.yaml" ... "yolo11x.yaml".
+/// The model names built into the engine, every family and scale: "yolov8n.yaml" ... "yolo26x.yaml".
 std::vector<std::string> builtInModelNames();
 
 /// Human-readable layer table and totals.

@@ -17,6 +17,9 @@ struct ResultsRow {
   double precision = 0, recall = 0, map50 = 0, map = 0;
   double val_box = 0, val_cls = 0, val_dfl = 0;
   double lr0 = 0, lr1 = 0, lr2 = 0;
+  /// End-to-end runs (YOLO26) only: the epoch's one-to-many loss weight (EpochMetrics::o2m), in a last column
+  /// `o2m` that readers of Ultralytics' columns ignore. 0: not such a run, and the file has no such column.
+  double o2m = 0;
   /// Validated epochs have validation losses; an epoch trained without validation (val=false) writes 0s.
   bool validated() const { return val_box + val_cls + val_dfl > 0; }
 };
@@ -24,7 +27,7 @@ struct ResultsRow {
 /// The row the trainer writes for an epoch.
 ResultsRow resultsRowOf(const EpochMetrics& m);
 
-/// Ultralytics' header names of results.csv, in file order.
+/// Ultralytics' header names of results.csv, in file order, then `o2m` (written for end-to-end runs only).
 const std::vector<std::string>& resultsColumns();
 /// A row's values in resultsColumns() order (for tables and charts that pick a column by name).
 std::vector<double> resultsRowValues(const ResultsRow& r);

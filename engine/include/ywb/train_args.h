@@ -28,11 +28,11 @@
   X(bool, single_cls, false, "data", 0, 0, "Train as one class (all labels become class 0)")                 \
   X(bool, cache, false, "data", 0, 0, "Cache decoded, resized images in RAM (checked against free memory)")  \
   X(std::string, model, "yolov8n.yaml", "model", 0, 0,                                                       \
-    "Model YAML (yolov8n.yaml ... yolo11x.yaml or a path), or weights to fine-tune (.pt, .safetensors)")     \
+    "Model YAML (yolov8n.yaml ... yolo26x.yaml or a path), or weights to fine-tune (.pt, .safetensors)")     \
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
     "Weights to start from, transferred by name and shape (.pt, .safetensors)")                              \
   X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
-  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW, MuSGD or auto (Ultralytics' rule)")      \
+  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or MuSGD, or auto")                       \
   X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \
   X(double, lrf, 0.01, "optimizer", 0.0, 1.0, "Final learning rate as a fraction of lr0")                    \
   X(double, momentum, 0.937, "optimizer", 0.0, 1.0, "SGD momentum / Adam beta1")                             \
@@ -81,7 +81,10 @@
   X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \
   X(double, conf, 0.001, "validation", 0.0, 1.0, "Validation confidence threshold")                          \
   X(double, iou, 0.7, "validation", 0.0, 1.0, "Validation NMS IoU threshold")                                \
-  X(int, max_det, 300, "validation", 1, 10000, "Maximum detections per image")
+  X(int, max_det, 300, "validation", 1, 10000, "Maximum detections per image")                               \
+  X(bool, end2end, true, "validation", 0, 0,                                                                 \
+    "End-to-end models (YOLO26): true validates NMS-free from the one-to-one head, false from the "          \
+    "one-to-many head with NMS (the training loss trains both either way); no effect on other models")
 
 namespace ywb {
 

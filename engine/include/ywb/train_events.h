@@ -43,6 +43,12 @@ struct StepMetrics {
   int imgsz = 0;
   double elapsed_s = 0;  ///< since the run started (this session)
   double eta_s = 0;      ///< estimate for the remaining run
+  /// The model trains with the end-to-end loss (YOLO26): box/cls/dfl are its one-to-one branch's items, and
+  /// `o2m` is the one-to-many branch's weight in this epoch (EpochMetrics::o2m).
+  bool end2end = false;
+  double o2m = 0.8;
+  /// DFL bins per box side; 1 (YOLO26): no DFL, and `dfl` holds the L1 term on the box distances.
+  int reg_max = 16;
 };
 
 /// Per-class validation numbers.
@@ -74,6 +80,8 @@ struct EpochMetrics {
   /// the one-to-one branch gets 1 - o2m). Only end-to-end models (YOLO26) train with it; the schedule is kept
   /// for every run so that a resumed run continues it.
   double o2m = 0.8;
+  bool end2end = false;  ///< as StepMetrics::end2end: the train losses are the one-to-one branch's
+  int reg_max = 16;      ///< as StepMetrics::reg_max: 1 means train_dfl/val_dfl hold the L1 term
 };
 
 /// Wall seconds of one part of a run (see `ywb bench epoch`).

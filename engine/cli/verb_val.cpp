@@ -53,7 +53,10 @@ int runVal(const Args& a) {
                      {"inference", r.ms_inference},
                      {"nms", r.ms_nms},
                      {"metrics", r.ms_metrics}};
-    j["losses"] = {{"box", r.box_loss}, {"cls", r.cls_loss}, {"dfl", r.dfl_loss}};
+    // null, not 0, when no loss was computed
+    j["losses"] = r.has_losses
+                      ? nlohmann::ordered_json{{"box", r.box_loss}, {"cls", r.cls_loss}, {"dfl", r.dfl_loss}}
+                      : nlohmann::ordered_json();
     if (!o.save_json.empty()) j["predictions"] = o.save_json;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -69,8 +72,11 @@ int runVal(const Args& a) {
   }
   std::printf("Speed: %.1f ms preprocess, %.1f ms inference, %.1f ms NMS, %.1f ms metrics per image\n",
               r.ms_preprocess, r.ms_inference, r.ms_nms, r.ms_metrics);
-  std::printf("Losses: box %.5f, cls %.5f, dfl %.5f (mean per batch of %d)\n", r.box_loss, r.cls_loss,
-              r.dfl_loss, o.batch);
+  if (r.has_losses)
+    std::printf("Losses: box %.5f, cls %.5f, dfl %.5f (mean per batch of %d)\n", r.box_loss, r.cls_loss,
+                r.dfl_loss, o.batch);
+  else
+    std::printf("Losses: none (no batch was validated)\n");
   if (!o.save_json.empty()) std::printf("Detections (COCO results format) in %s\n", o.save_json.c_str());
   return 0;
 }

@@ -9,15 +9,6 @@ namespace ywb::loss {
 
 namespace {
 
-DetectionLossOptions options83(int64_t nc, std::vector<int64_t> strides, LossGains gains) {
-  DetectionLossOptions o;
-  o.nc = nc;
-  o.strides = std::move(strides);
-  o.gains = gains;
-  o.small_box_rule = false;
-  return o;
-}
-
 TalOptions talOptions(const DetectionLossOptions& o) {
   TalOptions t;
   t.topk = o.topk;
@@ -35,12 +26,6 @@ TalOptions talOptions(const DetectionLossOptions& o) {
 }
 
 }  // namespace
-
-DetectionLoss::DetectionLoss(const model::DetectionModel& m, LossGains gains)
-    : DetectionLoss(m->nc(), m->strides(), gains) {}
-
-DetectionLoss::DetectionLoss(int64_t nc, std::vector<int64_t> strides, LossGains gains)
-    : DetectionLoss(options83(nc, std::move(strides), gains)) {}
 
 DetectionLoss::DetectionLoss(DetectionLossOptions options)
     : opt_(std::move(options)), assigner_(talOptions(opt_)) {

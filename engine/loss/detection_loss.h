@@ -10,7 +10,6 @@
 
 #include "data/grouped_targets.h"
 #include "loss/tal_assigner.h"
-#include "model/detection_model.h"
 
 namespace ywb::loss {
 
@@ -43,10 +42,7 @@ struct LossResult {
 
 class DetectionLoss {
  public:
-  /// The model's nc and strides with Ultralytics 8.3's rules (no small-box rule), as the YOLOv8/YOLO11
-  /// reference fixtures and runs of 8.3.253 were made; pass options for 8.4's.
-  DetectionLoss(const model::DetectionModel& model, LossGains gains = {});
-  DetectionLoss(int64_t nc, std::vector<int64_t> strides, LossGains gains = {});
+  /// A model's loss is chosen and configured by loss::ModelLoss (model_loss.h); this is one branch's.
   explicit DetectionLoss(DetectionLossOptions options);
 
   /// feats: the model's raw maps [N, 4*reg_max+nc, H/s, W/s]; targets [M,6] rows (image index, class, cx,

@@ -18,14 +18,14 @@ DetectionLossOptions oneToOne(DetectionLossOptions o) {
 EndToEndLoss::EndToEndLoss(const DetectionLossOptions& options)
     : one2many_(options), one2one_(oneToOne(options)) {}
 
-EndToEndLossResult EndToEndLoss::operator()(const BranchMaps& maps, const at::Tensor& targets,
+EndToEndLossResult EndToEndLoss::operator()(const model::HeadOutputs& maps, const at::Tensor& targets,
                                             double o2m) const {
   if (maps.one2many.empty()) fail("end-to-end loss: no one-to-many maps");
   const at::Tensor& f = maps.one2many[0];
   return (*this)(maps, groupTargets(targets, f.size(0), one2many_.options().nc).to(f.device(), false), o2m);
 }
 
-EndToEndLossResult EndToEndLoss::operator()(const BranchMaps& maps, const GroupedTargets& targets,
+EndToEndLossResult EndToEndLoss::operator()(const model::HeadOutputs& maps, const GroupedTargets& targets,
                                             double o2m) const {
   if (maps.one2many.empty() || maps.one2one.empty())
     fail("end-to-end loss: ", maps.one2many.size(), " one-to-many and ", maps.one2one.size(),

@@ -9,15 +9,9 @@
 
 #include "data/grouped_targets.h"
 #include "loss/detection_loss.h"
+#include "model/head_outputs.h"
 
 namespace ywb::loss {
-
-/// The train-mode outputs of an end-to-end head: per branch, the raw maps per level [N, 4*reg_max+nc, H_i,
-/// W_i], finest level first.
-struct BranchMaps {
-  std::vector<at::Tensor> one2many;
-  std::vector<at::Tensor> one2one;
-};
 
 struct EndToEndLossResult {
   at::Tensor total;  ///< scalar for backward: (o2m * terms_o2m + o2o * terms_o2o).sum() * batch size
@@ -31,10 +25,12 @@ class EndToEndLoss {
   /// branch is the same with top-k 7 and a second top-k of 1.
   explicit EndToEndLoss(const DetectionLossOptions& options);
 
-  /// o2m: the one-to-many weight in force this epoch (O2mSchedule::o2m()); o2o is O2mSchedule::o2oFor(o2m).
-  EndToEndLossResult operator()(const BranchMaps& maps, const GroupedTargets& targets, double o2m) const;
+  /// maps: both branches' maps (model forwardHeads). o2m: the one-to-many weight in force this epoch
+  /// (O2mSchedule::o2m()); o2o is O2mSchedule::o2oFor(o2m).
+  EndToEndLossResult operator()(const model::HeadOutputs& maps, const GroupedTargets& targets,
+                                double o2m) const;
   /// The same from [M,6] target rows (read back to the host once to group them).
-  EndToEndLossResult operator()(const BranchMaps& maps, const at::Tensor& targets, double o2m) const;
+  EndToEndLossResult operator()(const model::HeadOutputs& maps, const at::Tensor& targets, double o2m) const;
 
   const DetectionLoss& one2many() const { return one2many_; }
   const DetectionLoss& one2one() const { return one2one_; }

@@ -13,15 +13,9 @@
 
 #include "model/conv.h"
 #include "model/dfl.h"
+#include "model/head_outputs.h"
 
 namespace ywb::model {
-
-/// The head's raw maps per branch, each level [N, 4*reg_max+nc, H_i, W_i] (levels in stride order).
-/// one2one is empty unless the head is end-to-end; in training its maps come from detached features.
-struct HeadOutputs {
-  std::vector<at::Tensor> one2many;
-  std::vector<at::Tensor> one2one;
-};
 
 struct DetectOptions {
   DetectOptions(int64_t nc, std::vector<int64_t> ch, std::vector<int64_t> strides)

@@ -14,7 +14,8 @@
 #include "core/torch_compat.h"
 #include "cuda/cuda_runtime.h"
 #include "cuda/graphed_model.h"
-#include "loss/detection_loss.h"
+#include "loss/model_loss.h"
+#include "loss/o2m_schedule.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
 #include "train/optimizer_factory.h"
@@ -81,7 +82,10 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     const auto optimizer =
         makeOptimizer(splitParamGroups(*m), chooseOptimizer(o.optimizer, 0.01, 0.937, m->nc(), 0), 5e-4);
     auto& opt = *optimizer;
-    const loss::DetectionLoss criterion(m);
+    // The trainer's loss for this model (loss::ModelLoss; default gains, 8.4's rules); an end-to-end head's
+    // branches weighted as in a run's first epoch.
+    const loss::ModelLoss criterion(*m);
+    const double o2m = loss::O2mSchedule::kStart;
     at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
     if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
@@ -91,6 +95,8 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     const at::ScalarType amp_dtype = dev.is_cuda() ? at::kHalf : at::kBFloat16;
     // Graphs: eager warm-up steps, the capture in the last warm-up step, replays while timed.
     cuda::GraphedModel graphed(m, cuda::GraphPolicyOptions{std::max(0, o.warmup - 1), 4});
+    // Both branches of an end-to-end head (YOLO26) through forwardHeads, graphed together when graphs are on,
+    // as the trainer's step.
     const bool use_graphs = o.cuda_graphs && graphed.available();
     auto sync = [&] {
       if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
@@ -107,17 +113,19 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
       clock::time_point t1;
       at::Tensor total;
       {
-        std::vector<at::Tensor> out;
-        if (use_graphs) out = graphed.forward(x, amp, at::kHalf);  // outside the scope: the graph has its own
+        model::HeadOutputs out;
+        // outside the scope: the graph has its own
+        if (use_graphs) out = graphed.forwardHeads(x, amp, at::kHalf);
         const compat::AutocastScope autocast(dev.type(), amp, amp_dtype);
-        if (!use_graphs) out = m->forward(x);
+        if (!use_graphs) out = m->forwardHeads(x);  // one2many: forward()'s maps, bit for bit
         sync();
         t1 = clock::now();
         if (o.loss == "yolo") {
-          total = criterion(out, targets).total;
+          total = criterion(out, targets, o2m).total;
         } else {
           total = at::zeros({}, x.options());
-          for (const auto& f : out) total = total + f.to(at::kFloat).pow(2).mean();
+          for (const auto* branch : {&out.one2many, &out.one2one})
+            for (const auto& f : *branch) total = total + f.to(at::kFloat).pow(2).mean();
         }
       }
       sync();

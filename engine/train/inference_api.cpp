@@ -98,12 +98,10 @@ ValReport validateWeights(const ValOptions& o) {
     vo.max_det = o.max_det;
     vo.end2end = o.end2end;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
-    const loss::DetectionLoss criterion(lm.model);
-    // The loss here is YOLOv8's (DFL with 16 bins, one-to-many); an end-to-end / reg_max 1 model (YOLO26) is
-    // validated without losses until the end-to-end loss takes its place (issue 32, loss part).
-    const bool has_loss = lm.model->regMax() == model::kRegMax && !lm.model->end2end();
-    ValidationResult r =
-        runValidation(*lm.model, loader, has_loss ? &criterion : nullptr, int(lm.names.size()), vo, device);
+    // The model's loss with the default gains, under the rules of the Ultralytics release its modules follow
+    // (an 8.3 checkpoint's losses as 8.3's validator computes them).
+    const loss::ModelLoss criterion(*lm.model, {}, loss::smallBoxRuleOf(*lm.model));
+    ValidationResult r = runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device);
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test
@@ -118,7 +116,8 @@ ValReport validateWeights(const ValOptions& o) {
     rep.ms_inference = r.ms_inference;
     rep.ms_nms = r.ms_nms;
     rep.ms_metrics = r.ms_metrics;
-    rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
+    rep.has_losses = r.has_losses;
+    if (r.has_losses) rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
     rep.end2end_model = lm.model->end2end();
     rep.nms_free = r.nms_free;

@@ -82,15 +82,6 @@ void applyWarmup(TrainSession& s, int64_t ni, int epoch) {
   }
 }
 
-// One batch's loss: an end-to-end model's two branches weighted by this epoch's o2m (items: the one-to-one
-// branch's, as Ultralytics logs them), else the one loss.
-loss::LossResult batchLoss(const TrainSession& s, const std::vector<at::Tensor>& one2many,
-                           const std::vector<at::Tensor>& one2one, const GroupedTargets& targets) {
-  if (!s.e2e_loss) return (*s.loss)(one2many, targets);
-  const loss::EndToEndLossResult r = (*s.e2e_loss)({one2many, one2one}, targets, s.o2m.o2m());
-  return {r.total, r.items};
-}
-
 bool waitWhilePaused(const TrainSession& s) {
   while (s.pause && s.pause->load()) {
     if (s.stop && s.stop->load()) return false;
@@ -139,17 +130,17 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
     // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
-    std::vector<at::Tensor> feats, feats_o2o;
-    if (s.e2e_loss) {
+    model::HeadOutputs heads;
+    if (s.loss->endToEnd()) {
       // An end-to-end head (YOLO26) trains both branches (graphed together when cuda_graphs).
-      model::HeadOutputs h = s.accel->forwardHeads(x, s.autocast, s.amp_dtype);
-      feats = std::move(h.one2many);
-      feats_o2o = std::move(h.one2one);
+      heads = s.accel->forwardHeads(x, s.autocast, s.amp_dtype);
     } else {
-      feats = s.accel->forward(x, s.autocast, s.amp_dtype);
+      heads.one2many = s.accel->forward(x, s.autocast, s.amp_dtype);
     }
     if (prof) prof->mark(StepSegment::Forward);
-    const loss::LossResult lr = batchLoss(s, feats, feats_o2o, targets);
+    // An end-to-end model's branches weighted by this epoch's o2m (items: the one-to-one branch's, as
+    // Ultralytics logs them).
+    const loss::LossResult lr = (*s.loss)(heads, targets, s.o2m.o2m());
     if (prof) prof->mark(StepSegment::Loss);
     s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
     if (s.dist) distAfterBackward(s, epoch, i);

@@ -12,8 +12,7 @@
 #include "cuda/train_accel.h"
 #include "data/loader.h"
 #include "io/safetensors.h"
-#include "loss/detection_loss.h"
-#include "loss/end_to_end_loss.h"
+#include "loss/model_loss.h"
 #include "loss/o2m_schedule.h"
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
@@ -45,8 +44,8 @@ struct TrainSession {
   model::DetectionModel model{nullptr};
   model::DetectionModel ema_model{nullptr};
   std::unique_ptr<ModelEma> ema;
-  std::unique_ptr<loss::DetectionLoss> loss;     ///< the one-to-many loss (the whole loss of other models)
-  std::unique_ptr<loss::EndToEndLoss> e2e_loss;  ///< end-to-end models (YOLO26): both branches; else null
+  /// The model's loss (loss::ModelLoss: both branches of an end-to-end head), also validation's.
+  std::unique_ptr<loss::ModelLoss> loss;
   /// The end-to-end loss's branch weights for the epoch being trained: set from (epoch, epochs) when each
   /// epoch starts, so a resumed, rolled-back or re-planned run has the uninterrupted run's weights.
   loss::O2mSchedule o2m{1};

@@ -33,19 +33,6 @@
 namespace ywb {
 namespace {
 
-// The loss of a run: the model's classes, strides and box encoding, the run's gains, and Ultralytics 8.4's
-// small-box candidate rule (every family since 8.4.0) unless the run replays Ultralytics 8.3.253's reference
-// run draw for draw (ultralytics_stream), whose losses it must repeat.
-loss::DetectionLossOptions lossOptions(const TrainSession& s, const TrainArgs& a) {
-  loss::DetectionLossOptions o;
-  o.nc = s.nc;
-  o.strides = s.model->strides();
-  o.reg_max = s.model->regMax();  // 1 (YOLO26): no DFL, an L1 term in its slot
-  o.gains = {a.box, a.cls, a.dfl};
-  o.small_box_rule = a.ultralytics_stream < 0;
-  return o;
-}
-
 std::shared_ptr<const ScannedSplit> scan(TrainSession& s, const DataConfig& cfg, const std::string& split) {
   ScanOptions so;
   so.workers = s.args.workers;
@@ -167,9 +154,11 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     model::toChannelsLast(*s.ema_model);
   }
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
-  s.loss = std::make_unique<loss::DetectionLoss>(lossOptions(s, a));
-  // End-to-end heads (YOLO26): the one-to-many and one-to-one losses weighted by the o2m schedule.
-  if (s.model->end2end()) s.e2e_loss = std::make_unique<loss::EndToEndLoss>(lossOptions(s, a));
+  // The model's loss (an end-to-end head's: both branches, weighted by the o2m schedule) with the run's
+  // gains, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless the run replays
+  // Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it must repeat.
+  s.loss = std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
+                                             /*small_box_rule=*/a.ultralytics_stream < 0);
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
     const AutoBatchResult ab =

@@ -43,12 +43,24 @@ void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2)
 }
 
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
-                               const loss::DetectionLoss* loss, int num_classes, const ValidatorOptions& opt,
+                               const loss::ModelLoss* loss, int num_classes, const ValidatorOptions& opt,
                                const at::Device& device, const std::function<bool()>& should_stop,
                                const std::function<void(int64_t)>& before_batch) {
-  ValidationResult res;
-  // One-to-many maps for the loss and NMS; an end-to-end model's one-to-one maps for NMS-free inference.
+  if (loss && loss->endToEnd() != model.end2end())
+    fail("validation: the loss is ", loss->endToEnd() ? "" : "not ", "end-to-end but the model is",
+         model.end2end() ? "" : " not");
+  // The branches to run: decoding takes the one-to-one maps on the NMS-free path (an end-to-end model and
+  // options.end2end), else the one-to-many ones; the loss takes an end-to-end model's one-to-one maps, else
+  // the one-to-many ones. Only the branches needed run.
   const bool e2e = opt.end2end && model.end2end();
+  const bool need_o2o = e2e || (loss && loss->endToEnd());
+  const bool need_o2m = !e2e || (loss && !loss->endToEnd());
+  auto heads = [&](const at::Tensor& xs) {
+    if (need_o2o && need_o2m) return model.forwardHeads(xs);
+    if (need_o2o) return model::HeadOutputs{{}, model.forwardInference(xs, true)};
+    return model::HeadOutputs{model.forward(xs), {}};
+  };
+  ValidationResult res;
   res.nms_free = e2e;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();
@@ -70,11 +82,6 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     at::Tensor targets = batch.targets.to(device);
     t_pre += since(t0);
     t0 = Clock::now();
-    auto heads = [&](const at::Tensor& xs) {
-      if (!e2e) return model::HeadOutputs{model.forward(xs), {}};
-      if (loss) return model.forwardHeads(xs);
-      return model::HeadOutputs{{}, model.forwardInference(xs, true)};
-    };
     model::HeadOutputs h;
     const compat::AutocastScope autocast(device.type(), opt.autocast, opt.autocast_dtype);
     const int64_t slice = opt.max_forward_batch;
@@ -95,7 +102,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     for (auto& f : h.one2many) f = f.to(at::kFloat);
     for (auto& f : h.one2one) f = f.to(at::kFloat);
     at::Tensor pred = model.detect()->decode(e2e ? h.one2one : h.one2many);
-    if (loss) loss_sum += (*loss)(h.one2many, targets).items.to(device);
+    if (loss) loss_sum += loss->items(h, targets).to(device);
     t_inf += since(t0);
     t0 = Clock::now();
     std::vector<at::Tensor> dets = e2e ? eval::end2endDetections(pred, opt.conf, opt.max_det)
@@ -146,6 +153,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     res.box = mean[0].item<double>();
     res.cls = mean[1].item<double>();
     res.dfl = mean[2].item<double>();
+    res.has_losses = true;
   }
   if (res.images > 0) {
     const double k = 1000.0 / double(res.images);

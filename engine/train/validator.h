@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "data/loader.h"
-#include "loss/detection_loss.h"
+#include "loss/model_loss.h"
 #include "model/detection_model.h"
 #include "ywb/inference.h"
 #include "ywb/metrics.h"
@@ -40,7 +40,10 @@ struct ValidatorOptions {
 
 struct ValidationResult {
   DetectionResults metrics;
-  double box = 0, cls = 0, dfl = 0;  ///< mean validation losses per batch (0 without a loss)
+  /// Mean validation losses per batch: the loss's logged items (an end-to-end model's: the one-to-one
+  /// branch's box, cls and L1). Only when has_losses (a loss was given and a batch validated).
+  double box = 0, cls = 0, dfl = 0;
+  bool has_losses = false;
   double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
   double data_wait_s = 0;  ///< total seconds spent waiting for the loader
   int64_t images = 0;
@@ -53,12 +56,13 @@ struct ValidationResult {
 LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers);
 
 /// Validates `model` (switched to eval mode and back) on every batch of `loader` (epoch 0).
-/// `loss` may be null (no validation losses). `should_stop` is polled between batches; `before_batch` (may
-/// be empty) is called with each batch's image count before its forward pass (the trainer's test hooks).
+/// `loss`: the model's loss (loss::ModelLoss of this model), or null for no validation losses; its items do
+/// not depend on options.end2end (an end-to-end model's are the one-to-one branch's on either path).
+/// `should_stop` is polled between batches; `before_batch` (may be empty) is called with each batch's image
+/// count before its forward pass (the trainer's test hooks).
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
-                               const loss::DetectionLoss* loss, int num_classes,
-                               const ValidatorOptions& options, const at::Device& device,
-                               const std::function<bool()>& should_stop = {},
+                               const loss::ModelLoss* loss, int num_classes, const ValidatorOptions& options,
+                               const at::Device& device, const std::function<bool()>& should_stop = {},
                                const std::function<void(int64_t)>& before_batch = {});
 
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.

@@ -27,7 +27,7 @@
 
 #include "data/dataset_scanner.h"
 #include "data/loader.h"
-#include "loss/detection_loss.h"
+#include "loss/model_loss.h"
 #include "model/detection_model.h"
 #include "train/model_loader.h"
 #include "ywb/augment.h"
@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
       lm = loadModelWeights(weights, at::kCPU);
     }
     lm.model->train();
-    const loss::DetectionLoss criterion(lm.model);
+    // The model's loss (YOLO26: its end-to-end loss, logging the one-to-one branch's items) under the rules
+    // of the release its modules follow (8.3 weights: no small-box rule, as 8.3's trainer logged).
+    const loss::ModelLoss criterion(*lm.model, {}, loss::smallBoxRuleOf(*lm.model));
     LoaderOptions lo;
     lo.imgsz = args.imgsz, lo.batch = args.batch, lo.hyp = augmentParamsOf(args);
     lo.workers = 2, lo.augment = true, lo.shuffle = true;
@@ -119,7 +121,8 @@ int main(int argc, char** argv) {
           writeSample(dump, epoch, written, b, i);
         }
         const at::Tensor x = b.images.to(at::kFloat).div_(255.0);
-        const loss::LossResult r = criterion(lm.model->forward(x), b.grouped);
+        // the logged items do not depend on the branch weights: first epoch's
+        const loss::LossResult r = criterion(lm.model->forwardHeads(x), b.grouped, 0.8);
         for (int k = 0; k < 3; ++k) epoch_sum[k] += r.items[k].item<double>();
         ++n;
       }

@@ -16,6 +16,7 @@
 #include "dist/process_group_factory.h"
 #include "eval/nms.h"
 #include "loss/detection_loss.h"
+#include "loss/model_loss.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
@@ -201,7 +202,7 @@ class TestCuda : public QObject {
     ywb::model::DetectionModel graphed = ywb::model::cloneModel(eager);
     ywb::cuda::GraphedModel gm(graphed, ywb::cuda::GraphPolicyOptions{2, 4});
     QVERIFY(gm.available());
-    const ywb::loss::DetectionLoss crit(eager);
+    const ywb::loss::DetectionLoss crit(ywb::loss::ModelLoss(*eager).options());
     torch::optim::SGD oe(eager->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
     torch::optim::SGD og(graphed->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
     const at::Tensor x = at::rand({4, 3, 128, 128}, at::TensorOptions(kGpu));

@@ -1,11 +1,14 @@
 // Tests of YOLO26's end-to-end loss pieces on hand-built head maps: reg_max 1 (distances, the L1 term in
 // DFL's slot), the one-to-one branch's single anchor per object, the o2m/o2o weighting of the total, and the
-// O2mSchedule's weights (Ultralytics 8.4.52's, to the bit, from the loss fixtures' metadata).
+// O2mSchedule's weights (Ultralytics 8.4.52's, to the bit, from the loss fixtures' metadata), and ModelLoss,
+// the one place that gives a model its loss.
 #include <QtTest>
 #include <cmath>
 
 #include "loss/end_to_end_loss.h"
+#include "loss/model_loss.h"
 #include "loss/o2m_schedule.h"
+#include "model/detection_model.h"
 #include "ywb/error.h"
 
 using namespace ywb::loss;
@@ -80,7 +83,7 @@ class TestEndToEndLoss : public QObject {
     const double v = 4 / (M_PI * M_PI) * std::pow(std::atan(40.0 / 24) - std::atan(32.0 / 16), 2);
     const double c = iou - v * v / (v - iou + 1);
     const EndToEndLoss loss(yolo26Options());
-    const BranchMaps maps{grownBoxMaps(), grownBoxMaps()};
+    const ywb::model::HeadOutputs maps{grownBoxMaps(), grownBoxMaps()};
     const EndToEndLossResult r = loss(maps, gtRow(), 0.8);
     QVERIFY2(near(r.items[0].item<double>(), 7.5 * (1 - c) * c),
              std::to_string(r.items[0].item<double>()).c_str());
@@ -113,6 +116,57 @@ class TestEndToEndLoss : public QObject {
     const DetectionLoss plain(yolo26Options());
     QVERIFY_EXCEPTION_THROWN(plain({at::zeros({1, 66, 4, 8})}, gtRow()), ywb::Error);
     QVERIFY_EXCEPTION_THROWN(loss({grownBoxMaps(), {}}, gtRow(), 0.8), ywb::Error);
+  }
+
+  // ModelLoss, what the trainer, validation and `bench model` take: a YOLO26 model gets the end-to-end loss
+  // with its nc, strides and reg_max 1, whose logged items (training's and validation's) are the one-to-one
+  // branch's; a YOLOv8 model the plain loss with DFL's 16 bins. The same numbers, bit for bit, as the losses
+  // built here by hand from the model's shape.
+  void modelLossIsTheModelsOwn() {
+    at::manual_seed(0);
+    const at::Tensor x = at::rand({2, 3, 64, 64});
+    // Image 0: a 32 x 16 px box of class 2; image 1: a 4 x 4 px one (under the small-box rule's 8 px).
+    const at::Tensor t =
+        at::tensor({0.f, 2.f, 0.5f, 0.5f, 0.5f, 0.25f, 1.f, 0.f, 0.3f, 0.6f, 0.0625f, 0.0625f}).view({2, 6});
+    ywb::model::DetectionModel y26 = ywb::model::buildModel("yolo26n.yaml", 3);
+    y26->train();
+    const ywb::model::HeadOutputs h = y26->forwardHeads(x);
+    const ModelLoss loss(*y26, {7.0, 0.6, 1.2});
+    QVERIFY(loss.endToEnd());
+    QCOMPARE(loss.options().nc, int64_t(3));
+    QCOMPARE(loss.options().reg_max, int64_t(1));
+    QCOMPARE(loss.options().strides, (std::vector<int64_t>{8, 16, 32}));
+    QCOMPARE(loss.options().gains.cls, 0.6);
+    QVERIFY(loss.options().small_box_rule);
+    DetectionLossOptions o;
+    o.nc = 3;
+    o.reg_max = 1;
+    o.gains = {7.0, 0.6, 1.2};
+    const EndToEndLossResult want = EndToEndLoss(o)(h, t, 0.8);
+    const LossResult got = loss(h, t, 0.8);
+    QVERIFY(at::equal(got.total, want.total));
+    QVERIFY(at::equal(got.items, want.items));
+    QVERIFY(!at::equal(want.items, want.one2many_items));  // the branches differ: the items say which
+    // Validation's items: the one-to-one branch's alone, without its one-to-many maps.
+    QVERIFY(at::equal(loss.items({{}, h.one2one}, t), want.items));
+
+    ywb::model::DetectionModel v8 = ywb::model::buildModel("yolov8n.yaml", 3);
+    v8->train();
+    const ywb::model::HeadOutputs h8 = v8->forwardHeads(x);
+    QVERIFY(h8.one2one.empty());
+    const ModelLoss plain(*v8, {}, /*small_box_rule=*/false);
+    QVERIFY(!plain.endToEnd());
+    QCOMPARE(plain.options().reg_max, int64_t(16));
+    DetectionLossOptions o8;
+    o8.nc = 3;
+    o8.small_box_rule = false;
+    const LossResult want8 = DetectionLoss(o8)(h8.one2many, t);
+    QVERIFY(at::equal(plain(h8, t, 0.8).total, want8.total));
+    QVERIFY(at::equal(plain.items(h8, t), want8.items));
+    // The rule follows the modules' release: 8.3 weights are validated as 8.3 computed their losses.
+    QVERIFY(smallBoxRuleOf(*v8));
+    QVERIFY(!smallBoxRuleOf(*ywb::model::buildModel("yolov8n.yaml", 3, "8.3")));
+    QVERIFY_EXCEPTION_THROWN(loss.items({h.one2many, {}}, t), ywb::Error);
   }
 
   void scheduleIsUltralyticsToTheBit() {

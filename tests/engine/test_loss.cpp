@@ -7,6 +7,7 @@
 #include "loss/box_iou.h"
 #include "loss/detection_loss.h"
 #include "loss/dfl_loss.h"
+#include "loss/model_loss.h"
 #include "loss/tal_assigner.h"
 #include "model/detection_model.h"
 #include "ywb/error.h"
@@ -228,7 +229,7 @@ class TestLoss : public QObject {
   void emptyTargetsGiveFiniteGradients() {
     ywb::model::DetectionModel m = ywb::model::buildModel("yolov8n.yaml", 3);
     m->train();
-    const DetectionLoss loss(m);
+    const DetectionLoss loss(ModelLoss(*m).options());  // the model's loss, as the trainer's
     const LossResult r = loss(m->forward(at::rand({2, 3, 64, 64})), at::zeros({0, 6}));
     // No positives: box and DFL are exactly 0; class BCE pushes every logit to 0 (background).
     QCOMPARE(r.items[0].item<double>(), 0.0);
@@ -261,11 +262,11 @@ class TestLoss : public QObject {
       rows.insert(rows.end(), {1.f, 2.f, b[0], b[1], b[2], b[3]});
     const auto feats = m->forward(at::rand({2, 3, 96, 128}));
     const at::Tensor targets = at::tensor(rows).view({-1, 6});
-    const LossResult r = DetectionLoss(m)(feats, targets);
+    const LossResult r = DetectionLoss(ModelLoss(*m).options())(feats, targets);
     QVERIFY(at::isfinite(r.items).all().item<bool>());
     // The training step's path (rows grouped on the host by the loader, no read-back) is the same loss, bit
     // for bit, as the rows path the parity fixtures check.
-    const LossResult g = DetectionLoss(m)(feats, ywb::groupTargets(targets, 2, 0));
+    const LossResult g = DetectionLoss(ModelLoss(*m).options())(feats, ywb::groupTargets(targets, 2, 0));
     QVERIFY(at::equal(g.items, r.items));
     QVERIFY(at::equal(g.total, r.total));
     QVERIFY(r.items[0].item<double>() > 0 && r.items[2].item<double>() > 0);
@@ -279,7 +280,7 @@ class TestLoss : public QObject {
     ywb::model::DetectionModel m = ywb::model::buildModel("yolov8n.yaml", 2);
     m->train();
     const auto [images, targets] = syntheticBatch(2, 96);
-    const DetectionLoss loss(m);
+    const DetectionLoss loss(ModelLoss(*m).options());  // the model's loss, as the trainer's
     std::vector<at::Tensor> params;
     for (const auto& p : m->parameters())
       if (p.requires_grad()) params.push_back(p);

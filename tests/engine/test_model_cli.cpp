@@ -40,6 +40,24 @@ class TestModelCli : public QObject {
     QVERIFY(std::isfinite(j["last_loss"].toDouble()));
     QVERIFY(j["forward_ms"].toDouble() > 0 && j["backward_ms"].toDouble() > 0);
   }
+
+  // YOLO26's step as a run trains it (forwardHeads, the end-to-end loss on both branches, reg_max 1) with
+  // SGD and with MuSGD, its optimizer for long runs. The first step's loss is taken before any update: the
+  // same for both optimizers.
+  void benchModelYolo26() {
+    double first = -1;
+    for (const QString opt : {"SGD", "MuSGD"}) {
+      const Result r = ywbRun({"bench", "model", "model=yolo26n.yaml", "nc=6", "imgsz=64", "batch=2",
+                               "iters=1", "warmup=0", "optimizer=" + opt, "--json"});
+      QVERIFY2(r.code == 0, r.err.constData());
+      const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+      QVERIFY2(j["total_ms"].toDouble() > 0 && j["loss_ms"].toDouble() > 0, r.out.constData());
+      const double loss = j["last_loss"].toDouble();
+      QVERIFY2(std::isfinite(loss) && loss > 0, r.out.constData());
+      if (first < 0) first = loss;
+      QCOMPARE(loss, first);
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestModelCli)

@@ -40,8 +40,11 @@ struct ValReport {
   std::vector<std::string> names;
   double ms_preprocess = 0, ms_inference = 0, ms_nms = 0, ms_metrics = 0;  ///< per image
   /// Mean losses per batch with the default gains (box 7.5, cls 0.5, dfl 1.5), as Ultralytics reports them
-  /// during training (its val/box_loss, val/cls_loss, val/dfl_loss for the same weights and batch size).
+  /// during training (its val/box_loss, val/cls_loss, val/dfl_loss for the same weights and batch size). An
+  /// end-to-end model's (YOLO26) are its one-to-one branch's, with the L1 box term in dfl's place (reg_max
+  /// 1). Meaningful only when has_losses (false: no batch was validated).
   double box_loss = 0, cls_loss = 0, dfl_loss = 0;
+  bool has_losses = false;
   std::vector<ImageDetections> detections;
   /// The path the detections took: the model has one-to-one branches (YOLO26), and they were used without
   /// NMS (ms_nms is then the top-k selection); an end-to-end model with nms_free false ran its one-to-many

@@ -15,8 +15,8 @@ struct ModelBenchOptions {
   int warmup = 2;              ///< untimed steps first
   int iters = 10;              ///< timed steps
   int threads = 0;             ///< LibTorch intra-op threads; 0 = all available CPUs
-  std::string loss = "yolo";   ///< "yolo" (the v8 detection loss) or "mse" (mean of squared outputs, for
-                               ///< comparison with a framework script that has no YOLO loss)
+  std::string loss = "yolo";   ///< "yolo" (the model's training loss: YOLO26's end-to-end one) or "mse" (mean
+                               ///< of squared outputs, for comparison with a framework script without it)
   bool amp = false;            ///< float16 autocast on CUDA, bfloat16 on a CPU
   bool channels_last = false;  ///< NHWC weights and input (memory format experiment)
   bool cuda_graphs = false;    ///< forward and backward replayed as CUDA graphs (CUDA only; engine/cuda)

@@ -192,7 +192,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
       m.elapsed_s = s.elapsed();
       const double per_batch = s.train_seconds / double(std::max<int64_t>(1, ni + 1 - nb * s.start_epoch));
       m.eta_s = per_batch * double(nb * s.epochs - ni - 1);
-      m.end2end = s.e2e_loss != nullptr;
+      m.end2end = s.loss->endToEnd();
       m.o2m = s.o2m.o2m();
       m.reg_max = int(s.model->regMax());
       s.observer->onStep(m);

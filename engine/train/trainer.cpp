@@ -278,7 +278,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       if (s.isMain()) reportFailedImages(s, epoch, em, sum);
       em.nonfinite_steps = nonfinite_steps;
       em.o2m = s.o2m.o2m();
-      em.end2end = s.e2e_loss != nullptr;
+      em.end2end = s.loss->endToEnd();
       em.reg_max = int(s.model->regMax());
       em.train_box = tloss[0];
       em.train_cls = tloss[1];

@@ -1,12 +1,14 @@
-// The Predictions tab: validates trained weights on the val split (ywb::validateWeights, on a worker thread)
-// and shows each image with predicted and ground-truth boxes (confidence slider filters what is drawn; the
-// IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix and the PR
-// curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back queued.
+// The Predictions tab: validates trained weights on a dataset split (ywb::validateWeights, on a worker
+// thread) and shows each image with predicted and ground-truth boxes (confidence slider filters what is
+// drawn; the IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix
+// and the PR curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back
+// queued.
 #pragma once
 #include <QWidget>
 
 #include "ywb/inference.h"
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -25,6 +27,8 @@ class PredictionsTab : public QWidget {
   explicit PredictionsTab(QWidget* parent = nullptr);
   void setWeights(const QString& path);
   void setDataset(const QString& yaml);
+  /// The dataset split validated: val, test or train (a run's own from its args.yaml).
+  void setSplit(const QString& split);
   /// Starts a validation run (asynchronous; `validated` follows).
   void validate();
   const ywb::ValReport& report() const { return report_; }
@@ -44,6 +48,7 @@ class PredictionsTab : public QWidget {
 
   QLineEdit* weights_ = nullptr;
   QLineEdit* data_ = nullptr;
+  QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;
   QLabel* conf_label_ = nullptr;

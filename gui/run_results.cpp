@@ -29,7 +29,8 @@ bool RunResults::load(const QString& run_dir) {
   if (QFileInfo::exists(args_path)) {
     try {  // which model (family and scale) the run trained, its dataset, schedule and validation split
       for (const auto& k : ywb::loadTrainArgsYaml(args_path.toStdString(), args))
-        unknown_args << QString::fromStdString(k);
+        if (k != "split")
+          unknown_args << QString::fromStdString(k);  // split: read just below, for Predictions
       split = QString::fromStdString(ywb::runValidationSplit(args_path.toStdString()));
       has_args = true;
       model = QString::fromStdString(args.model);

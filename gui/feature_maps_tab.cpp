@@ -136,7 +136,11 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   connect(weights_box_, &QComboBox::activated, this, &FeatureMapsTab::loadLayersAsync);
 }
 
-FeatureMapsTab::~FeatureMapsTab() = default;
+FeatureMapsTab::~FeatureMapsTab() {
+  // A worker still building or running a model must not outlive the tab: at exit it would run on while
+  // LibTorch's statics are torn down (seen: heap corruption, then a hang in the crash handler).
+  if (worker_) worker_->wait();
+}
 
 void FeatureMapsTab::showMosaic() {
   if (mosaic_.isNull() || view_->width() < 8) return;

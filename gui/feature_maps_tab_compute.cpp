@@ -98,6 +98,7 @@ void FeatureMapsTab::loadLayersAsync() {
         Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  worker_ = t;
   t->start();
 }
 
@@ -155,6 +156,7 @@ void FeatureMapsTab::compute() {
         Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  worker_ = t;
   t->start();
 }
 

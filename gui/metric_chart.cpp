@@ -134,7 +134,8 @@ void MetricChart::addMarker(double x, const QString& label) {
   text->setColor(QColor(0xff, 0xd5, 0x4f));
   text->setFont(QFont(font().family(), 7));
   text->setPadding(QMargins(2, 0, 2, 0));
-  text->setBrush(QColor(0x1a, 0x1d, 0x23, 200));  // readable over the curves it sits on
+  text->setBrush(QColor(0x1a, 0x1d, 0x23, 200));  // readable over the curves it sits on,
+  text->setLayer("axes");                         // drawn above them (graphs are on "main")
   markers_ << line;
   marker_labels_ << text;
   marker_texts_ << label;

@@ -21,7 +21,9 @@
 #include <cmath>
 #include <utility>
 
+#include "official_weights_items.h"
 #include "opened_path.h"
+#include "weights_download_dialog.h"
 #include "ywb/model_loading.h"
 
 namespace ywb::gui {
@@ -30,9 +32,21 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   setObjectName("featureMapsTab");
   auto* layout = new QVBoxLayout(this);
   auto* grid = new QGridLayout;
-  weights_ = new QLineEdit(this);
+  // A path, or an official name (yolo11n.pt, ...) from the list with its size and whether it is downloaded.
+  weights_box_ = new QComboBox(this);
+  weights_box_->setObjectName("fmWeightsChooser");
+  weights_box_->setEditable(true);
+  weights_box_->setInsertPolicy(QComboBox::NoInsert);
+  weights_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  weights_box_->setMinimumContentsLength(16);
+  weights_box_->addItem(QString());  // an untrained model
+  addOfficialWeightsItems(weights_box_);
+  weights_box_->setCurrentIndex(0);
+  weights_ = weights_box_->lineEdit();
   weights_->setObjectName("fmWeights");
-  weights_->setPlaceholderText(tr("a run's weights/last.safetensors (EMA weights); empty = untrained model"));
+  weights_->setPlaceholderText(
+      tr("a run's weights/last.safetensors (EMA weights), or official weights by "
+         "name; empty = untrained model"));
   image_ = new QLineEdit(this);
   image_->setObjectName("fmImage");
   auto* wb = new QPushButton(tr("Browse..."), this);
@@ -57,7 +71,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   follow_timer_ = new QTimer(this);
   follow_timer_->setInterval(3000);
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
-  grid->addWidget(weights_, 0, 1);
+  grid->addWidget(weights_box_, 0, 1);
   grid->addWidget(wb, 0, 2);
   grid->addWidget(layer_, 0, 3);
   grid->addWidget(new QLabel(tr("Image"), this), 1, 0);
@@ -119,9 +133,14 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
     }
   });
   connect(weights_, &QLineEdit::editingFinished, this, &FeatureMapsTab::loadLayersAsync);
+  connect(weights_box_, &QComboBox::activated, this, &FeatureMapsTab::loadLayersAsync);
 }
 
-FeatureMapsTab::~FeatureMapsTab() = default;
+FeatureMapsTab::~FeatureMapsTab() {
+  // A worker still building or running a model must not outlive the tab: at exit it would run on while
+  // LibTorch's statics are torn down (seen: heap corruption, then a hang in the crash handler).
+  if (worker_) worker_->wait();
+}
 
 void FeatureMapsTab::showMosaic() {
   if (mosaic_.isNull() || view_->width() < 8) return;
@@ -151,6 +170,26 @@ void FeatureMapsTab::setWeights(const QString& path) {
   weights_->setText(path);
   loadLayersAsync();
 }
+bool FeatureMapsTab::weightsFile(QString* file) {
+  const QString typed = weights_->text().trimmed();
+  if (typed.isEmpty() || resolving_) {
+    *file = resolving_ ? QString() : typed;
+    return !resolving_;
+  }
+  QString error;
+  resolving_ = true;
+  *file = WeightsDownloadDialog::resolve(this, typed, &error);
+  resolving_ = false;
+  refreshOfficialWeightsItems(weights_box_);  // "downloaded" now
+  if (file->isEmpty()) {
+    status_->setText(tr("Feature maps: no weights %1: %2").arg(typed, error));
+    Q_EMIT logLine(status_->text());
+    return false;
+  }
+  if (*file != typed) status_->setText(tr("Weights %1: %2 (the weights cache)").arg(typed, *file));
+  return true;
+}
+
 void FeatureMapsTab::setImage(const QString& path) {
   image_->setText(path);
 }

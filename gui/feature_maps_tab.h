@@ -1,4 +1,5 @@
-// The Feature maps tab: pick weights (a run's checkpoint: its EMA weights), an image and a layer from the
+// The Feature maps tab: pick weights (a run's checkpoint: its EMA weights, or official weights by name,
+// downloaded on first use), an image and a layer from the
 // model's layer table ("9  SPPF  256x20x20": index, module, output shape at the chosen imgsz); see the
 // layer's channels as a grid of heatmaps with per-channel statistics. The model loads and runs on a worker
 // thread; the loaded model is kept for the next request with the same weights.
@@ -7,6 +8,8 @@
 // Thread rules: GUI thread; the model handle is only used by one worker at a time (busy flag).
 #pragma once
 #include <QImage>
+#include <QPointer>
+#include <QThread>
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -72,7 +75,14 @@ class FeatureMapsTab : public QWidget {
   bool useTrainedSize(int trained_imgsz);
   void showMosaic();
 
-  QLineEdit* weights_ = nullptr;
+  /// The weights to load: "" (an untrained model), a path as typed, or an official name's cached file,
+  /// fetched first with a progress dialog. False (with the reason shown) when that failed or was cancelled.
+  bool weightsFile(QString* file);
+
+  QComboBox* weights_box_ = nullptr;  // editable: a path, or an official name from its list
+  QLineEdit* weights_ = nullptr;      // the chooser's text field
+  bool resolving_ = false;            // a download dialog is open (its event loop may call back in)
+  QPointer<QThread> worker_;          // the one model load or computation under way (busy_), joined on close
   QLineEdit* image_ = nullptr;
   QComboBox* layer_ = nullptr;
   int wanted_layer_ = 0;  // kept while the list is being (re)filled

@@ -61,7 +61,8 @@ struct FeatureMapsTab::Result {
 
 void FeatureMapsTab::loadLayersAsync() {
   // The layer list needs the model: load it now (the image may come later); compute() reuses it.
-  const QString weights = weights_->text();
+  QString weights;
+  if (busy_ || !weightsFile(&weights)) return;
   const QString key = weights.isEmpty()
                           ? "yaml:" + model_yaml_
                           : weights + "@" + QFileInfo(weights).lastModified().toString(Qt::ISODateWithMs);
@@ -97,6 +98,7 @@ void FeatureMapsTab::loadLayersAsync() {
         Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  worker_ = t;
   t->start();
 }
 
@@ -111,14 +113,15 @@ void FeatureMapsTab::compute() {
     status_->setText(tr("Cannot read %1").arg(image_->text()));
     return;
   }
+  const bool from_snapshot = follow_->isChecked() && snapshot_;
+  QString weights;
+  if (!from_snapshot && !weightsFile(&weights)) return;
   busy_ = true;
   status_->setText(tr("Computing..."));
-  const QString weights = weights_->text();
   QString key = weights.isEmpty()
                     ? "yaml:" + model_yaml_
                     : weights + "@" + QFileInfo(weights).lastModified().toString(Qt::ISODateWithMs);
   std::shared_ptr<ywb::ModelHandle> cached = key == model_key_ ? model_ : nullptr;
-  const bool from_snapshot = follow_->isChecked() && snapshot_;
   if (from_snapshot) {
     key = QString("ema-snapshot@%1").arg(quintptr(snapshot_.get()));
     cached = snapshot_;
@@ -153,6 +156,7 @@ void FeatureMapsTab::compute() {
         Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
+  worker_ = t;
   t->start();
 }
 

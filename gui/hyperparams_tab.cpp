@@ -341,6 +341,14 @@ bool HyperparamsTab::saveYaml(const QString& path, QString* error) {
   return true;
 }
 
+void HyperparamsTab::showStatus(const QString& text) {
+  status_->setText(text);
+}
+
+QString HyperparamsTab::status() const {
+  return status_->text();
+}
+
 void HyperparamsTab::resetAll() {
   setArgs(ywb::TrainArgs{});
 }

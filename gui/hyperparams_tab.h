@@ -36,6 +36,9 @@ class HyperparamsTab : public QWidget {
   /// line.
   bool loadYaml(const QString& path, QString* error = nullptr);
   bool saveYaml(const QString& path, QString* error = nullptr);
+  /// Shows `text` in the tab's status line (where the arguments came from, what was ignored).
+  void showStatus(const QString& text);
+  QString status() const;
 
  public Q_SLOTS:
   void resetAll();

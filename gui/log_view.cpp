@@ -16,4 +16,8 @@ void LogView::appendLine(const QString& line) {
   appendPlainText(QTime::currentTime().toString("HH:mm:ss") + "  " + line);
 }
 
+void LogView::appendLines(const QStringList& lines) {
+  if (!lines.isEmpty()) appendPlainText(lines.join('\n'));
+}
+
 }  // namespace ywb::gui

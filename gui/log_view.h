@@ -11,6 +11,8 @@ class LogView : public QPlainTextEdit {
   explicit LogView(QWidget* parent = nullptr);
  public Q_SLOTS:
   void appendLine(const QString& line);
+  /// Appends lines as they are, without the time (a run's log file read back has its own).
+  void appendLines(const QStringList& lines);
 };
 
 }  // namespace ywb::gui

@@ -131,16 +131,43 @@ QString MainWindow::openRun(const QString& dir) {
   showRunWeights(dir);
   RunResults run;
   run.load(dir);
-  training_->showRuns({run});
   const QString yaml = run.dataYaml();
+  if (run.has_args) showRunArgs(run, yaml);
+  training_->showRuns({run});
   if (!yaml.isEmpty()) {
     pending_val_image_ = QFileInfo(yaml).absoluteFilePath();
     dataset_->openDataset(yaml);
     predictions_->setDataset(yaml);
   }
+  predictions_->setSplit(run.split);
   const QStringList problems = run.problems();
   for (const QString& p : problems) log_->appendLine(tr("Run %1: could not read: %2").arg(dir, p));
   return problems.join("; ");
+}
+
+void MainWindow::showRunArgs(const RunResults& run, const QString& data_yaml) {
+  // The run's own arguments in Hyperparameters (so Start trains it again with its settings): its args.yaml as
+  // the engine reads it, with the dataset where it was found, and the keys this trainer does not use named.
+  ywb::TrainArgs a = run.args;
+  a.given.clear();
+  a.resume.clear();
+  if (!data_yaml.isEmpty()) a.data = data_yaml.toStdString();
+  // Ultralytics writes exist_ok: true when it was asked to; Start would then write over the run just opened
+  // (the same project/name from this folder): a new run beside it instead.
+  const QString target = QString::fromStdString(a.project) + "/" + QString::fromStdString(a.name);
+  QString note;
+  if (a.exist_ok && QFileInfo(target).absoluteFilePath() == QFileInfo(run.dir).absoluteFilePath()) {
+    a.exist_ok = false;
+    note = tr("; exist_ok set to false so that Start writes a new run beside it, not over it");
+  }
+  hyper_->setArgs(a);
+  const QString line =
+      run.unknown_args.isEmpty()
+          ? tr("Hyperparameters: the arguments of %1 (its args.yaml)%2").arg(run.dir, note)
+          : tr("Hyperparameters: the arguments of %1 (its args.yaml)%2; keys this trainer does not use: %3")
+                .arg(run.dir, note, run.unknown_args.join(", "));
+  hyper_->showStatus(line);
+  log_->appendLine(line);
 }
 
 void MainWindow::openFileDialog() {

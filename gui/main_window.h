@@ -14,6 +14,7 @@ class FeatureMapsTab;
 class PredictionsTab;
 class HyperparamsTab;
 class RunsTab;
+struct RunResults;
 class LogView;
 class SystemPanel;
 class TrainingTab;
@@ -61,6 +62,8 @@ class MainWindow : public QMainWindow {
   void showRunWeights(const QString& run_dir);
   /// Opens a run folder everywhere it shows (see openPath); returns what could not be read ("" when all).
   QString openRun(const QString& run_dir);
+  /// A run's args.yaml into the Hyperparameters tab (`data_yaml`: its dataset where found, "" = as written).
+  void showRunArgs(const RunResults& run, const QString& data_yaml);
   void openQuickStartDataset(const QString& yaml);
   QString lastOpenedFolder() const;
 

@@ -122,7 +122,7 @@ void MetricChart::append(int series, double x, double y) {
 QList<QPair<double, QString>> MetricChart::markers() const {
   QList<QPair<double, QString>> out;
   for (int i = 0; i < markers_.size(); ++i)
-    out << qMakePair(markers_[i]->point1->coords().x(), marker_labels_[i]->text());
+    out << qMakePair(markers_[i]->point1->coords().x(), marker_texts_[i]);
   return out;
 }
 
@@ -131,16 +131,16 @@ void MetricChart::addMarker(double x, const QString& label) {
   line->point1->setCoords(x, 0);
   line->point2->setCoords(x, 1);
   line->setPen(QPen(QColor(0xff, 0xd5, 0x4f), 1, Qt::DashLine));
-  auto* text = new QCPItemText(this);
-  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
-  text->position->setCoords(x, 0.02);
-  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  auto* text = new QCPItemText(this);  // placed in pixels by placeMarkerLabels() at every layout
   text->setText(label);
   text->setColor(QColor(0xff, 0xd5, 0x4f));
   text->setFont(QFont(font().family(), 7));
+  text->setPadding(QMargins(2, 0, 2, 0));
+  text->setBrush(QColor(0x1a, 0x1d, 0x23, 200));  // readable over the curves it sits on,
+  text->setLayer("axes");                         // drawn above them (graphs are on "main")
   markers_ << line;
   marker_labels_ << text;
+  marker_texts_ << label;
   dirty_ = true;
 }
 
@@ -157,30 +157,74 @@ void MetricChart::setLegendShown(bool shown) {
 }
 
 void MetricChart::setNote(const QString& text) {
-  if (note_->text() == text && note_->visible() == !text.isEmpty()) return;
+  if (note_text_ == text && note_->visible() == !text.isEmpty()) return;
+  note_text_ = text;
   note_->setText(text);
   note_->setVisible(!text.isEmpty());
   dirty_ = true;
 }
 
 QString MetricChart::note() const {
-  return note_->visible() ? note_->text() : QString();
+  return note_->visible() ? note_text_ : QString();
+}
+
+QRectF MetricChart::noteRect() const {
+  if (!note_->visible()) return {};
+  return QRectF(note_->topLeft->pixelPosition(), note_->bottomRight->pixelPosition()).normalized();
 }
 
 QRectF MetricChart::markerLabelRect(int i) const {
   QCPItemText* t = marker_labels_.value(i);
-  if (!t) return {};
+  if (!t || !t->visible()) return {};
   return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
 }
 
 void MetricChart::placeMarkerLabels() {
-  // A label reads to the right of its line unless that would cross the plot's right edge: then to the left.
-  const QFontMetrics fm(QFont(font().family(), 7));
-  const double right = axisRect()->right();
-  for (QCPItemText* t : marker_labels_) {
-    const double x = xAxis->coordToPixel(t->position->coords().x());
-    const double w = fm.horizontalAdvance(t->text()) + 2 * t->padding().left() + 4;
-    t->setPositionAlignment((x + w > right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+  // Each label goes at the top of the plot beside its line: to the right of it, or to the left where the
+  // right edge is too near, and pushed in from an edge where neither side has room (a narrow chart), so no
+  // label is cut. Labels that would cover one another (markers a few pixels apart, or at one epoch) or the
+  // note go a row lower. A label too wide for the plot is elided (markers() keeps its full text), and so is
+  // the note; a marker scrolled out of view hides its label.
+  const QRect plot = axisRect()->rect();
+  QList<QRectF> taken;
+  if (note_->visible()) {  // the note, right-aligned at the top, is elided to the plot's width too
+    note_->setText(
+        QFontMetrics(note_->font()).elidedText(note_text_, Qt::ElideRight, std::max(plot.width() - 8, 8)));
+    taken << QRectF(note_->topLeft->pixelPosition(), note_->bottomRight->pixelPosition());
+  }
+  QList<int> order;
+  for (int i = 0; i < marker_labels_.size(); ++i) order << i;
+  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+    return markers_[a]->point1->coords().x() < markers_[b]->point1->coords().x();
+  });
+  for (int i : order) {
+    QCPItemText* t = marker_labels_[i];
+    const double x = xAxis->coordToPixel(markers_[i]->point1->coords().x());
+    if (x < plot.left() - 1 || x > plot.left() + plot.width() + 1) {  // (the range's ends map to the edges)
+      t->setVisible(false);
+      continue;
+    }
+    t->setVisible(true);
+    const QFontMetrics fm(t->font());
+    const QMargins pad = t->padding();
+    const int room = plot.width() - pad.left() - pad.right() - 2;
+    t->setText(fm.elidedText(marker_texts_[i], Qt::ElideRight, std::max(room, 8)));
+    const QRect text = fm.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignLeft, t->text());
+    const double w = text.width() + pad.left() + pad.right(), h = text.height() + pad.top() + pad.bottom();
+    double left = x + 2;
+    if (left + w > plot.right() - 1) left = x - 2 - w;
+    left = std::clamp(left, double(plot.left() + 1), std::max(double(plot.left() + 1), plot.right() - 1 - w));
+    double top = plot.top() + 2;
+    auto covers = [&taken](const QRectF& r) {
+      for (const QRectF& o : taken)
+        if (o.intersects(r)) return true;
+      return false;
+    };
+    while (covers(QRectF(left, top, w, h)) && top + 2 * h + 1 < plot.bottom()) top += h + 1;
+    taken << QRectF(left, top, w, h);
+    t->position->setType(QCPItemPosition::ptAbsolute);
+    t->position->setCoords(left, top);
+    t->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
   }
 }
 
@@ -204,7 +248,8 @@ void MetricChart::refresh() {
   if (hi - lo < 1e-9) hi = lo + 1;
   yAxis->setRange(lo, hi + 0.05 * (hi - lo));
   for (QCPItemStraightLine* m : markers_) {
-    if (m->point1->coords().x() > xAxis->range().upper) xAxis->setRangeUpper(m->point1->coords().x() * 1.02);
+    // a marker at the last point (the best epoch is often the last) would lie on the plot's edge, half cut
+    if (m->point1->coords().x() >= xAxis->range().upper) xAxis->setRangeUpper(m->point1->coords().x() * 1.02);
   }
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -215,6 +260,7 @@ void MetricChart::clearData() {
   for (auto* t : marker_labels_) removeItem(t);
   markers_.clear();
   marker_labels_.clear();
+  marker_texts_.clear();
   setNote(QString());
   dirty_ = true;
   replot(QCustomPlot::rpQueuedReplot);

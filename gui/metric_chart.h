@@ -28,6 +28,8 @@ class MetricChart : public QCustomPlot {
   /// Sets the note shown at the top right inside the plot ("" hides it).
   void setNote(const QString& text);
   QString note() const;
+  /// The note's rectangle in widget pixels (as last laid out); empty when there is none.
+  QRectF noteRect() const;
   /// Shows or hides the legend row under the plot (hidden, it takes no space).
   void setLegendShown(bool shown);
   /// Shows series i in the legend or not (a series without data to show need not be listed).
@@ -35,7 +37,8 @@ class MetricChart : public QCustomPlot {
   /// Lays the legend out in as many columns as its widest entry allows in the chart's width (called on
   /// resize and when entries change), so no entry is cut.
   void fitLegend();
-  /// The rectangle of marker label i in widget pixels (as last laid out).
+  /// The rectangle of marker label i in widget pixels (as last laid out); empty while its marker is out of
+  /// view.
   QRectF markerLabelRect(int i) const;
   /// The markers so far: x and label, in the order added.
   QList<QPair<double, QString>> markers() const;
@@ -52,8 +55,10 @@ class MetricChart : public QCustomPlot {
 
   QCPTextElement* title_ = nullptr;
   QCPItemText* note_ = nullptr;
+  QString note_text_;  // the note's full text (it may show elided)
   QList<QCPItemStraightLine*> markers_;
   QList<QCPItemText*> marker_labels_;
+  QStringList marker_texts_;  // the labels' full text (a label may show elided)
   bool dirty_ = false;
 };
 

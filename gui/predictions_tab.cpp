@@ -1,6 +1,7 @@
 #include "predictions_tab.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -35,6 +36,10 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   data_ = new QLineEdit(this);
   data_->setObjectName("predData");
   data_->setPlaceholderText(tr("data.yaml"));
+  split_ = new QComboBox(this);
+  split_->setObjectName("predSplit");
+  split_->addItems({"val", "test", "train"});
+  split_->setToolTip(tr("The dataset split to validate on (data.yaml's val, test or train)"));
   auto* browse = new QPushButton(tr("Browse..."), this);
   auto* run = new QPushButton(tr("Validate"), this);
   run->setObjectName("validateButton");
@@ -57,7 +62,10 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
   grid->addWidget(new QLabel(tr("Data"), this), 1, 0);
-  grid->addWidget(data_, 1, 1);
+  auto* data_row = new QHBoxLayout;  // the split beside the data.yaml it belongs to
+  data_row->addWidget(data_, 1);
+  data_row->addWidget(split_);
+  grid->addLayout(data_row, 1, 1);
   grid->addWidget(run, 1, 2);
   grid->addWidget(conf_label_, 0, 3);
   grid->addWidget(conf_, 0, 4);
@@ -138,6 +146,10 @@ void PredictionsTab::setEnd2End(bool on) {
   end2end_->setChecked(on);
 }
 
+void PredictionsTab::setSplit(const QString& split) {
+  split_->setCurrentText(split);
+}
+
 void PredictionsTab::validate() {
   if (busy_ || weights_->text().isEmpty() || data_->text().isEmpty()) return;
   QString fetch_error;
@@ -153,6 +165,7 @@ void PredictionsTab::validate() {
   summary_->setText(tr("Validating %1 ...").arg(weights_->text()));
   ywb::ValOptions o;
   o.data = data_->text().toStdString();
+  o.split = split_->currentText().toStdString();
   o.weights = weights.toStdString();
   o.iou = iou_->value() / 100.0;
   o.end2end = end2end_->isChecked();

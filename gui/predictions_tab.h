@@ -1,13 +1,15 @@
-// The Predictions tab: validates trained weights on the val split (ywb::validateWeights, on a worker thread)
-// and shows each image with predicted and ground-truth boxes (confidence slider filters what is drawn; the
-// IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix and the PR
-// curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back queued.
+// The Predictions tab: validates trained weights on a dataset split (ywb::validateWeights, on a worker
+// thread) and shows each image with predicted and ground-truth boxes (confidence slider filters what is
+// drawn; the IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix
+// and the PR curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back
+// queued.
 #pragma once
 #include <QWidget>
 
 #include "ywb/inference.h"
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -29,6 +31,8 @@ class PredictionsTab : public QWidget {
   /// For an end-to-end model (YOLO26): true validates NMS-free from its one-to-one head, false from its
   /// one-to-many head with NMS (ValOptions::end2end). No effect on other models.
   void setEnd2End(bool on);
+  /// The dataset split validated: val, test or train (a run's own from its args.yaml).
+  void setSplit(const QString& split);
   /// Starts a validation run (asynchronous; `validated` follows).
   void validate();
   const ywb::ValReport& report() const { return report_; }
@@ -50,6 +54,7 @@ class PredictionsTab : public QWidget {
   QLineEdit* weights_ = nullptr;
   QLineEdit* data_ = nullptr;
   QCheckBox* end2end_ = nullptr;
+  QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;
   QLabel* conf_label_ = nullptr;

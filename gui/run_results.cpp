@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "ywb/results_csv.h"
+#include "ywb/train_log.h"
 
 namespace ywb::gui {
 
@@ -19,14 +20,23 @@ bool RunResults::load(const QString& run_dir) {
   args = ywb::TrainArgs{};
   has_args = false;
   args_error.clear();
+  unknown_args.clear();
+  split = "val";
+  log.clear();
+  has_log = false;
+  log_error.clear();
   const QString args_path = run_dir + "/args.yaml";
   if (QFileInfo::exists(args_path)) {
-    try {  // which model (family and scale) the run trained, its dataset and schedule
-      ywb::loadTrainArgsYaml(args_path.toStdString(), args);
+    try {  // which model (family and scale) the run trained, its dataset, schedule and validation split
+      for (const auto& k : ywb::loadTrainArgsYaml(args_path.toStdString(), args))
+        if (k != "split")
+          unknown_args << QString::fromStdString(k);  // split: read just below, for Predictions
+      split = QString::fromStdString(ywb::runValidationSplit(args_path.toStdString()));
       has_args = true;
       model = QString::fromStdString(args.model);
     } catch (const std::exception& e) {
       args = ywb::TrainArgs{};
+      unknown_args.clear();
       args_error = QString::fromUtf8(e.what());
     }
   }
@@ -47,6 +57,19 @@ bool RunResults::load(const QString& run_dir) {
     return false;
   }
   return true;
+}
+
+void RunResults::loadLog() {
+  log.clear();
+  has_log = false;
+  log_error.clear();
+  try {  // the last 4 MiB: the log view keeps 20,000 lines (~100 characters each at most)
+    for (const auto& l : ywb::readRunLog(dir.toStdString(), 4u << 20, &has_log))
+      log << QString::fromStdString(l);
+  } catch (const std::exception& e) {
+    has_log = true;
+    log_error = QString::fromUtf8(e.what());
+  }
 }
 
 int RunResults::lastEpoch() const {
@@ -83,7 +106,8 @@ QStringList RunResults::problems() const {
                .arg(args_error);
   else if (!has_args)
     out << QObject::tr("args.yaml is missing: no dataset, schedule or resume settings");
-  else if (!args.data.empty() && dataYaml().isEmpty())
+  if (!log_error.isEmpty()) out << QObject::tr("its log could not be read (%1)").arg(log_error);
+  if (args_error.isEmpty() && has_args && !args.data.empty() && dataYaml().isEmpty())
     out << QObject::tr("the dataset %1 named in args.yaml was not found")
                .arg(QString::fromStdString(args.data));
   return out;

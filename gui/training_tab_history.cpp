@@ -12,6 +12,7 @@
 #include "metric_chart.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/train_log.h"
 
 namespace ywb::gui {
 namespace {
@@ -126,9 +127,20 @@ void TrainingTab::drawRun(const RunResults& r) {
                               .arg(r.values.value("metrics/mAP50-95(B)").value(b), 0, 'f', 4)
                         : QString());
 
-  // The run's log: its epochs as the live log showed them, from results.csv.
-  log_->appendLine(tr("Run %1 (from its results.csv and args.yaml):").arg(r.dir));
-  for (int i = 0; i < epoch.size(); ++i)
+  // The run's log as it was written (train.log, as `ywb train` printed it); a folder without one
+  // (Ultralytics' runs) gets its epochs from results.csv, as the live log showed them.
+  RunResults logged = r;
+  logged.loadLog();
+  if (logged.has_log && logged.log_error.isEmpty()) {
+    log_->appendLine(tr("Run %1: its log (%2):").arg(r.dir, QString::fromUtf8(ywb::kRunLogFile)));
+    log_->appendLines(logged.log);
+  } else if (logged.has_log) {
+    log_->appendLine(tr("Run %1: its log could not be read (%2)").arg(r.dir, logged.log_error));
+  } else {
+    log_->appendLine(tr("Run %1: no log in this run folder (%2); its epochs from results.csv:")
+                         .arg(r.dir, QString::fromUtf8(ywb::kRunLogFile)));
+  }
+  for (int i = 0; i < epoch.size() && !(logged.has_log && logged.log_error.isEmpty()); ++i)
     log_->appendLine(tr("epoch %1/%2: P %3 R %4 mAP50 %5 mAP50-95 %6 (COCO-exact)%7")
                          .arg(int(epoch[i]))
                          .arg(planned)

@@ -116,6 +116,12 @@ void parseInto(const std::string& key, const std::string& text, double, double, 
   out = text;
 }
 
+bool isYamlBool(const std::string& text) {
+  for (const char* b : {"true", "false", "True", "False", "TRUE", "FALSE"})
+    if (text == b) return true;
+  return false;
+}
+
 std::vector<std::string> choicesFor(const std::string& name) {
   if (name == "optimizer") return optimizerNames();
   if (name == "amp_dtype") return {"auto", "fp16", "bf16"};
@@ -230,6 +236,10 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
       continue;
     }
     text = val.Scalar();
+    // Ultralytics' `pretrained` and `resume` are a boolean or a path, and its args.yaml writes `false` when
+    // off (`true`: resume its last checkpoint / keep a .pt model's weights, which model=x.pt does here): a
+    // plain true/false keeps ours off (""). Quoted text is a path.
+    if ((key == "pretrained" || key == "resume") && val.Tag() == "?" && isYamlBool(text)) continue;
     try {
       if (!args.set(key, text)) unknown.push_back(key);
     } catch (const Error& e) {
@@ -237,6 +247,23 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
     }
   }
   return unknown;
+}
+
+std::string runValidationSplit(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    fail("cannot read '", path, "': no such file or not readable");
+  } catch (const YAML::Exception& e) {
+    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
+  }
+  if (!root.IsMap() || !root["split"] || root["split"].IsNull()) return "val";
+  const YAML::Node split = root["split"];
+  const std::string v = split.IsScalar() ? split.Scalar() : "";
+  if (v != "val" && v != "test" && v != "train")
+    fail(path, ":", split.Mark().line + 1, ": split=", v, ": expected val, test or train");
+  return v;
 }
 
 std::string trainArgsToYaml(const TrainArgs& args) {

@@ -20,6 +20,7 @@
 #include "train/nonfinite_rollback.h"
 #include "train/resume_args.h"
 #include "train/run_dir.h"
+#include "train/run_log.h"
 #include "train/train_session.h"
 #include "train/validator.h"
 #include "ywb/heap.h"
@@ -175,7 +176,8 @@ TrainSummary Trainer::run() {
 TrainSummary Trainer::runOnce(const TrainArgs& args) {
   TrainSession s;
   s.args = args;
-  s.observer = impl_->observer;
+  RunLog run_log(impl_->observer);  // <run>/train.log, in front of the caller's observer
+  s.observer = &run_log;
   s.stop = &impl_->stop;
   s.pause = &impl_->pause;
   s.after_step = [impl = impl_.get(), &s] {
@@ -190,7 +192,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
   try {
     std::optional<SafetensorsFile> resume;
     ResumedArgs resumed;
-    bool start_over = false;  // resume= of a run that died before its first checkpoint
+    bool start_over = false;                   // resume= of a run that died before its first checkpoint
+    std::string session = "training started";  // the line this session starts with in train.log
     if (!s.args.resume.empty() && !startOverArgsYaml(s.args.resume).empty()) {
       start_over = true;
       s.run_dir = s.args.resume;
@@ -204,6 +207,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       s.args = resumed.args;
       s.run_dir = st.run_dir;
       if (st.epoch >= resumeEpochCount(st, s.args)) return finishedAlready(s, st);
+      session = "resumed at epoch " + std::to_string(st.epoch + 1);
     }
     s.args.validate();
     s.dist = joinDistributedRun(s.args);
@@ -212,6 +216,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
       writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
     }
+    if (start_over) session = "started over from its args.yaml";
+    if (s.isMain()) run_log.open(s.run_dir, runLogSessionHeader(session));
     s.log("run folder " + s.run_dir);
     if (!resumed.changes.empty()) noteResumeChanges(s, resumed);
     if (start_over) {

@@ -99,6 +99,10 @@
         <source>the dataset %1 named in args.yaml was not found</source>
         <translation>未找到 args.yaml 中指定的数据集 %1</translation>
     </message>
+    <message>
+        <source>its log could not be read (%1)</source>
+        <translation>无法读取其日志（%1）</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -542,10 +546,6 @@
         <translation>图像</translation>
     </message>
     <message>
-        <source>a run&apos;s weights/last.safetensors (EMA weights); empty = untrained model</source>
-        <translation>某次训练的 weights/last.safetensors（EMA 权重）；留空 = 未训练的模型</translation>
-    </message>
-    <message>
         <source>Browse...</source>
         <translation>浏览……</translation>
     </message>
@@ -620,6 +620,18 @@
     <message>
         <source>EMA weights of the running training, %1: </source>
         <translation>正在训练的 EMA 权重，%1：</translation>
+    </message>
+    <message>
+        <source>a run&apos;s weights/last.safetensors (EMA weights), or official weights by name; empty = untrained model</source>
+        <translation>某次训练的 weights/last.safetensors（EMA 权重），或按名称的官方权重；留空 = 未训练的模型</translation>
+    </message>
+    <message>
+        <source>Feature maps: no weights %1: %2</source>
+        <translation>特征图：没有权重 %1：%2</translation>
+    </message>
+    <message>
+        <source>Weights %1: %2 (the weights cache)</source>
+        <translation>权重 %1：%2（权重缓存）</translation>
     </message>
 </context>
 <context>
@@ -907,6 +919,18 @@
         <source>Opened run %1; could not read: %2</source>
         <translation>已打开运行 %1；无法读取：%2</translation>
     </message>
+    <message>
+        <source>; exist_ok set to false so that Start writes a new run beside it, not over it</source>
+        <translation>；exist_ok 已设为 false，使“开始”在其旁边写入新的运行，而不是覆盖它</translation>
+    </message>
+    <message>
+        <source>Hyperparameters: the arguments of %1 (its args.yaml)%2</source>
+        <translation>超参数：%1 的参数（其 args.yaml）%2</translation>
+    </message>
+    <message>
+        <source>Hyperparameters: the arguments of %1 (its args.yaml)%2; keys this trainer does not use: %3</source>
+        <translation>超参数：%1 的参数（其 args.yaml）%2；本训练器不使用的键：%3</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::PredictionsTab</name>
@@ -1051,8 +1075,12 @@
         <translation>端到端模型，经一对多检测头并以 IoU %1 做 NMS（end2end=false）。</translation>
     </message>
     <message>
+        <source>The dataset split to validate on (data.yaml&apos;s val, test or train)</source>
+        <translation>用于验证的数据集划分（data.yaml 的 val、test 或 train）</translation>
+    </message>
+    <message>
         <source>Detections after NMS at IoU %1.</source>
-        <translation>以 IoU %1 做 NMS 后的检测结果。</translation>
+        <translation>IoU %1 下经 NMS 后的检测结果。</translation>
     </message>
 </context>
 <context>
@@ -1507,10 +1535,6 @@
         <translation>轮次 %1/%2  %p%</translation>
     </message>
     <message>
-        <source>Run %1 (from its results.csv and args.yaml):</source>
-        <translation>运行 %1（来自其 results.csv 和 args.yaml）：</translation>
-    </message>
-    <message>
         <source>  best</source>
         <translation>  最佳</translation>
     </message>
@@ -1575,8 +1599,20 @@
         <translation>o2m 权重 %1 → %2</translation>
     </message>
     <message>
+        <source>Run %1: its log (%2):</source>
+        <translation>运行 %1：其日志（%2）：</translation>
+    </message>
+    <message>
+        <source>Run %1: its log could not be read (%2)</source>
+        <translation>运行 %1：无法读取其日志（%2）</translation>
+    </message>
+    <message>
+        <source>Run %1: no log in this run folder (%2); its epochs from results.csv:</source>
+        <translation>运行 %1：此运行文件夹中没有日志（%2）；以下是 results.csv 中的各轮：</translation>
+    </message>
+    <message>
         <source>  (o2m weight %1)</source>
-        <translation>  （o2m 权重 %1）</translation>
+        <translation>  (一对多权重 %1)</translation>
     </message>
 </context>
 <context>

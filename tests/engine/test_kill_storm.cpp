@@ -300,7 +300,8 @@ class TestKillStorm : public QObject {
       QVERIFY2(left == QStringList({"best.safetensors", "last.safetensors", "previous.safetensors"}),
                qPrintable("weights/ of a finished run holds " + left.join(", ")));
       const QStringList files = QDir(run).entryList(QDir::Files | QDir::Hidden);
-      QVERIFY2(files == QStringList({"args.yaml", "results.csv"}),
+      // train.log: every session's lines, appended (engine/train/run_log.h)
+      QVERIFY2(files == QStringList({"args.yaml", "results.csv", "train.log"}),
                qPrintable("the run folder holds " + files.join(", ")));
     }
     QString by_target, by_landing;

@@ -63,6 +63,36 @@ class TestTrainArgs : public QObject {
     }
   }
 
+  void ultralyticsBooleanPathsAndSplit() {
+    // Ultralytics' args.yaml writes `pretrained: false` and `resume: false` (its arguments are a boolean or a
+    // path): off here, not a file named "false". Quoted, it is text (a path). Its `split` is the validation
+    // split (runValidationSplit); ours writes none: val.
+    QTemporaryDir dir;
+    const std::string p = dir.path().toStdString() + "/args.yaml";
+    ywb::writeFileAtomic(p, "pretrained: false\nresume: false\nsplit: test\nepochs: 30\n");
+    ywb::TrainArgs a;
+    QCOMPARE(ywb::loadTrainArgsYaml(p, a), std::vector<std::string>{"split"});
+    QCOMPARE(a.pretrained, std::string());
+    QCOMPARE(a.resume, std::string());
+    QCOMPARE(a.epochs, 30);
+    QCOMPARE(ywb::runValidationSplit(p), std::string("test"));
+    ywb::writeFileAtomic(p, "pretrained: \"false\"\nresume: true\n");
+    ywb::TrainArgs b;
+    ywb::loadTrainArgsYaml(p, b);
+    QCOMPARE(b.pretrained, std::string("false"));
+    QCOMPARE(b.resume, std::string());
+    ywb::writeFileAtomic(p, ywb::trainArgsToYaml(ywb::TrainArgs{}));
+    QCOMPARE(ywb::runValidationSplit(p), std::string("val"));
+    ywb::writeFileAtomic(p, "epochs: 3\nsplit: holdout\n");
+    try {
+      ywb::runValidationSplit(p);
+      QFAIL("expected a split error");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("args.yaml:2: split=holdout: expected val, test or train"),
+               e.what());
+    }
+  }
+
   void augmentParamsAreTheAugmentationRows() {
     // Every augmentation row of the spec table is an AugmentParams field with the same default and range,
     // and no field exists outside it (the ranges were once 1, 10 and 0.01 for translate/scale/perspective

@@ -27,3 +27,5 @@ ywb_add_test(test_checkpoint_disk_full SOURCES test_checkpoint_disk_full.cpp LAB
 ywb_add_test(test_kill_storm SOURCES test_kill_storm.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 ywb_add_test(test_nonfinite SOURCES test_nonfinite.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 ywb_add_test(test_memory SOURCES test_memory.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 600)
+# <run>/train.log: what `ywb train` printed, line for line; appended on resume; whole lines after SIGKILL.
+ywb_add_test(test_run_log SOURCES test_run_log.cpp LABELS unit TIMEOUT 300)

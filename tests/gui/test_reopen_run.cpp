@@ -116,9 +116,10 @@ class TestReopenRun : public QObject {
     QVERIFY(t->resumeShownButton()->isVisible());
     QVERIFY(t->resumeShownButton()->isEnabled());
     QCOMPARE(t->shownRun(), tiny_);
-    // Its epochs are in the Training tab's log.
+    // Its log (train.log, written by the trainer) is in the Training tab's log view: epoch 2's progress line.
     auto* tlog = t->findChild<ywb::gui::LogView*>("trainingLog");
-    QVERIFY(tlog->toPlainText().contains("epoch 2/2"));
+    QVERIFY(tlog->toPlainText().contains("its log (train.log)"));
+    QVERIFY(tlog->toPlainText().contains(QRegularExpression(R"(\n\s+2/2\s)")));
     // Predictions: the run's dataset from args.yaml; its best weights.
     const QString data = QFileInfo(tmp_.path() + "/shapes/data.yaml").absoluteFilePath();
     QCOMPARE(w.predictions()->findChild<QLineEdit*>("predData")->text(), data);

@@ -1,15 +1,21 @@
 // The GUI side of pretrained weights by name against a real loopback server (tests/support/weights_server.py)
 // serving Ultralytics' yolov8n-shapes.pt as yolov8n.pt: the progress dialog fills and closes with the cached
 // path, Cancel stops a download with nothing under the final name, and the Hyperparameters choosers list the
-// official weights with their size and "downloaded" / "will download".
+// official weights with their size and "downloaded" / "will download"; Feature maps' weights field fetches
+// an official name through the same dialog, then shows its layers.
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
+#include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "official_weights_items.h"
 #include "support/weights_server.h"
@@ -97,6 +103,70 @@ class TestWeightsDownload : public QObject {
     QTest::qWait(200);
     model->view()->window()->grab().save(QDir::temp().filePath("ywb-weights-model-chooser.png"));
     model->hidePopup();
+    qunsetenv("YWB_WEIGHTS_DIR");
+  }
+
+  void featureMapsFetchesOfficialWeights() {
+    // Feature maps' weights field offers the official names too. Picking one that is not cached opens the
+    // progress dialog; Cancel leaves nothing in the cache and no model; picked again (a server that answers
+    // at once), it downloads, then its layers are listed at the size it was trained at (the fixture: 128).
+    QTemporaryDir cache;
+    qputenv("YWB_WEIGHTS_DIR", cache.path().toUtf8());
+    qputenv("YWB_WEIGHTS_URL", QByteArray::fromStdString(server_->base("slow")));
+    ywb::gui::FeatureMapsTab tab;
+    tab.resize(900, 600);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    QTRY_VERIFY_WITH_TIMEOUT(tab.layers()->count() > 0, 60000);  // the untrained yolov8n.yaml at first
+    auto* chooser = tab.findChild<QComboBox*>("fmWeightsChooser");
+    QVERIFY(chooser);
+    const int v8 = chooser->findText("yolov8n.pt"), v26 = chooser->findText("yolo26n.pt");
+    QVERIFY(v8 >= 0 && v26 >= 0);
+    const int role = ywb::gui::OfficialWeightsDelegate::kNoteRole;
+    QCOMPARE(chooser->itemData(v8, role).toString(), QString("6.5 MB, will download"));
+    chooser->showPopup();  // a look at the list as a user opens it
+    QTest::qWait(200);
+    chooser->view()->window()->grab().save(QString(YW_BINARY_DIR) +
+                                           "/screenshots/feature_maps_weights_chooser.png");
+    chooser->hidePopup();
+    // Cancel, as a user clicks it, once the bar has moved.
+    bool cancelled = false;
+    std::function<void()> cancelWhenMoving = [&] {
+      auto* dlg = tab.findChild<WeightsDownloadDialog*>();
+      if (dlg && dlg->isVisible() && dlg->value() > 0) {
+        dlg->findChild<QPushButton*>()->click();
+        cancelled = true;
+        return;
+      }
+      QTimer::singleShot(50, &tab, cancelWhenMoving);
+    };
+    QTimer::singleShot(50, &tab, cancelWhenMoving);
+    chooser->setCurrentIndex(v8);
+    Q_EMIT chooser->activated(v8);  // returns once the dialog has closed
+    QVERIFY(cancelled);
+    auto* status = tab.findChild<QLabel*>("fmStatus");
+    QVERIFY2(status->text().contains("yolov8n.pt") && status->text().contains("cancelled"),
+             qPrintable(status->text()));
+    QVERIFY(!QFile::exists(cache.filePath("yolov8n.pt")));
+    QCOMPARE(tab.findChild<QSpinBox*>("fmImgsz")->value(), 320);  // nothing loaded
+
+    qputenv("YWB_WEIGHTS_URL", QByteArray::fromStdString(server_->base("ok")));
+    const int before = int(server_->requests().size());
+    Q_EMIT chooser->activated(v8);
+    QVERIFY2(QFile::exists(cache.filePath("yolov8n.pt")), qPrintable(status->text()));
+    QVERIFY(server_->requests().size() > before);
+    QCOMPARE(chooser->itemData(v8, role).toString(), QString("6.5 MB, downloaded"));
+    QCOMPARE(tab.findChild<QLineEdit*>("fmWeights")->text(), QString("yolov8n.pt"));  // the name, as picked
+    QCOMPARE(status->text(), "Weights yolov8n.pt: " + cache.filePath("yolov8n.pt") + " (the weights cache)");
+    QTRY_COMPARE_WITH_TIMEOUT(tab.findChild<QSpinBox*>("fmImgsz")->value(), 128, 60000);
+    QVERIFY(tab.layers()->count() > 10);
+    tab.grab().save(QString(YW_BINARY_DIR) + "/screenshots/feature_maps_official_weights.png");
+    // Cached now: picked again, no request is made.
+    const int after = int(server_->requests().size());
+    tab.setWeights("yolov8n.pt");
+    QTest::qWait(300);
+    QCOMPARE(int(server_->requests().size()), after);
+    qunsetenv("YWB_WEIGHTS_URL");
     qunsetenv("YWB_WEIGHTS_DIR");
   }
 };

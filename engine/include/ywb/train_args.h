@@ -122,12 +122,17 @@ struct ArgSpec {
 const std::vector<ArgSpec>& trainArgSpecs();
 
 /// Loads an Ultralytics-style YAML of arguments over `args`. Unknown keys (e.g. `task`, `mode`, `copy_paste`)
-/// are not errors: they are returned so callers can warn. Throws ywb::Error for unreadable/broken YAML or
+/// are not errors: they are returned so callers can warn. `pretrained: false` / `resume: false` (Ultralytics'
+/// boolean form of these path arguments) leave them off. Throws ywb::Error for unreadable/broken YAML or
 /// invalid values (naming the file, key and line).
 std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args);
 /// The same for YAML text; `source` names it in messages.
 std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& source,
                                                TrainArgs& args);
+/// The dataset split a run folder's args.yaml names for validation: Ultralytics writes `split` (val, test or
+/// train); our trainer validates on the val split and writes none, so "val" then. Throws ywb::Error for an
+/// unreadable file or another value (naming the file and line).
+std::string runValidationSplit(const std::string& path);
 /// The full resolved configuration as YAML (what args.yaml holds), in spec order.
 std::string trainArgsToYaml(const TrainArgs& args);
 /// Arguments that differ from the defaults, name -> value text.

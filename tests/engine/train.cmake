@@ -13,6 +13,10 @@ set(YW_AVX2_ENV ATEN_CPU_CAPABILITY=avx2 DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_IS
 # limit: it took 888 s beside a parallel test and a training run (2026-11-26), 102 s alone before the settings.
 ywb_add_test(test_learning_parity SOURCES test_learning_parity.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 1500
              ENV ${YW_AVX2_ENV})
+# YOLO26 learns (issue 32 part 8): yolo26n from scratch on shapes/, 30 epochs, against Ultralytics 8.4.52's
+# own run of the same command; under the AVX2 settings so every x86 CPU gives the same answer (about 90 s alone
+# on 2 idle cores).
+ywb_add_test(test_learns_yolo26 SOURCES test_learns_yolo26.cpp LABELS train TIMEOUT 1800 ENV ${YW_AVX2_ENV})
 # The default precision on a CPU without native bf16 (oneDNN held to AVX2): not slower than fp32 (issue 35).
 ywb_add_test(test_amp_choice SOURCES test_amp_choice.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600
              ENV ${YW_AVX2_ENV})

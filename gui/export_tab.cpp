@@ -85,7 +85,9 @@ void ExportTab::buildForm() {
   safetensors_ = new QCheckBox(tr("safetensors (EMA state dict, Ultralytics key names, metadata)"), this);
   safetensors_->setObjectName("exportSafetensors");
   safetensors_->setChecked(true);
-  onnx_ = new QCheckBox(tr("ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels)"), this);
+  onnx_ = new QCheckBox(tr("ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels; YOLO26: see "
+                           "below)"),
+                        this);
   onnx_->setObjectName("exportOnnx");
   onnx_->setChecked(onnxExportAvailable());
   onnx_->setEnabled(onnxExportAvailable());
@@ -114,7 +116,17 @@ void ExportTab::buildForm() {
   opset_->setRange(12, 13);  // what the engine writes (ExportOptions::opset)
   opset_->setValue(12);
   form->addRow(tr("ONNX opset"), opset_);
-  verify_ = new QCheckBox(tr("read every export back; run ONNX with OpenCV DNN against LibTorch"), this);
+  end2end_ =
+      new QCheckBox(tr("YOLO26: NMS-free graph, output [N, max_det, 6] (x1, y1, x2, y2, score, class); "
+                       "off: the one-to-many head as above"),
+                    this);
+  end2end_->setObjectName("exportEnd2End");
+  end2end_->setChecked(ExportOptions{}.end2end);
+  form->addRow(tr("End-to-end"), end2end_);
+  verify_ =
+      new QCheckBox(tr("read every export back; run ONNX against LibTorch (OpenCV DNN; ONNX Runtime for "
+                       "the end-to-end graph)"),
+                    this);
   verify_->setObjectName("exportVerify");
   verify_->setChecked(true);
   form->addRow(tr("Verify"), verify_);
@@ -183,6 +195,7 @@ void ExportTab::syncEnabled() {
   dynamic_->setEnabled(idle && onnx);
   batch_->setEnabled(idle && onnx && !dynamic_->isChecked());  // a dynamic graph has a symbolic batch
   opset_->setEnabled(idle && onnx);
+  end2end_->setEnabled(idle && onnx);
   source_->setEnabled(idle && onnx && verify_->isChecked());
   verify_images_->setEnabled(idle && onnx && verify_->isChecked());
   run_->setEnabled(idle);
@@ -207,6 +220,7 @@ ExportOptions ExportTab::options() const {
   o.dynamic = dynamic_->isChecked();
   o.batch = batch_->value();
   o.opset = opset_->value();
+  o.end2end = end2end_->isChecked();
   o.verify = verify_->isChecked();
   o.verify_source = source_->text().trimmed().toStdString();
   o.verify_images = verify_images_->value();

@@ -61,6 +61,7 @@ class ExportTab : public QWidget {
   QSpinBox* batch_ = nullptr;
   QSpinBox* opset_ = nullptr;
   QCheckBox* verify_ = nullptr;
+  QCheckBox* end2end_ = nullptr;  ///< ExportOptions::end2end (YOLO26's NMS-free graph)
   QLineEdit* source_ = nullptr;
   QSpinBox* verify_images_ = nullptr;
   QPushButton* run_ = nullptr;

@@ -399,10 +399,6 @@
         <translation>safetensors（EMA 状态字典、Ultralytics 键名、元数据）</translation>
     </message>
     <message>
-        <source>ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels)</source>
-        <translation>ONNX（融合计算图，输出 [N, 4+nc, anchors]，框为像素坐标 xywh）</translation>
-    </message>
-    <message>
         <source>This build has no ONNX (install libonnx-dev)</source>
         <translation>此版本不含 ONNX 支持（请安装 libonnx-dev）</translation>
     </message>
@@ -441,10 +437,6 @@
     <message>
         <source>ONNX opset</source>
         <translation>ONNX 算子集版本</translation>
-    </message>
-    <message>
-        <source>read every export back; run ONNX with OpenCV DNN against LibTorch</source>
-        <translation>回读每个导出文件；用 OpenCV DNN 运行 ONNX 并与 LibTorch 对比</translation>
     </message>
     <message>
         <source>Verify</source>
@@ -529,6 +521,22 @@
     <message>
         <source>Export failed: %1</source>
         <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>ONNX (fused graph, output [N, 4+nc, anchors], boxes xywh in pixels; YOLO26: see below)</source>
+        <translation>ONNX（融合图，输出 [N, 4+nc, anchors]，框为像素 xywh；YOLO26：见下方）</translation>
+    </message>
+    <message>
+        <source>YOLO26: NMS-free graph, output [N, max_det, 6] (x1, y1, x2, y2, score, class); off: the one-to-many head as above</source>
+        <translation>YOLO26：免 NMS 图，输出 [N, max_det, 6]（x1, y1, x2, y2, 分数, 类别）；关闭：如上的一对多检测头</translation>
+    </message>
+    <message>
+        <source>End-to-end</source>
+        <translation>端到端</translation>
+    </message>
+    <message>
+        <source>read every export back; run ONNX against LibTorch (OpenCV DNN; ONNX Runtime for the end-to-end graph)</source>
+        <translation>读回每个导出文件；将 ONNX 与 LibTorch 对比运行（OpenCV DNN；端到端图用 ONNX Runtime）</translation>
     </message>
 </context>
 <context>

@@ -15,7 +15,6 @@
 #include "dist/dist_context.h"
 #include "dist/process_group_factory.h"
 #include "eval/nms.h"
-#include "loss/detection_loss.h"
 #include "loss/model_loss.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
@@ -191,81 +190,14 @@ class TestCuda : public QObject {
 
   void graphCaptureMatchesEagerSteps() {
     YW_REQUIRE_CUDA();
-    // Two copies of one model train on the same batch for 10 SGD steps, one eagerly and one through
-    // GraphedModel (2 eager warmup steps, a capture, then replays): the losses agree to 1e-5 relative.
-    at::globalContext().setDeterministicCuDNN(true);
-    ywb::cuda::setCudnnBenchmark(false);
-    torch::manual_seed(2);
-    ywb::model::DetectionModel eager = ywb::model::buildModel("yolov8n.yaml", 4);
-    eager->to(kGpu);
-    eager->train();
-    ywb::model::DetectionModel graphed = ywb::model::cloneModel(eager);
-    ywb::cuda::GraphedModel gm(graphed, ywb::cuda::GraphPolicyOptions{2, 4});
-    QVERIFY(gm.available());
-    const ywb::loss::DetectionLoss crit(ywb::loss::ModelLoss(*eager).options());
-    torch::optim::SGD oe(eager->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-    torch::optim::SGD og(graphed->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-    const at::Tensor x = at::rand({4, 3, 128, 128}, at::TensorOptions(kGpu));
-    const at::Tensor t = targetsFor(4, 4, 3).to(kGpu);
-    for (int step = 0; step < 10; ++step) {
-      const at::Tensor le = crit(eager->forward(x), t).total;
-      le.backward();
-      oe.step();
-      oe.zero_grad();
-      const at::Tensor lg = crit(gm.forward(x, false, at::kFloat), t).total;
-      lg.backward();
-      og.step();
-      og.zero_grad();
-      const double a = le.item<double>(), b = lg.item<double>();
-      QVERIFY2(
-          std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(a)),
-          ("step " + std::to_string(step) + ": eager " + std::to_string(a) + " graphed " + std::to_string(b))
-              .c_str());
-    }
-    QVERIFY2(!gm.policy().disabled(), gm.policy().note().c_str());
-    QCOMPARE(gm.policy().captures(), int64_t(1));
-    QCOMPARE(gm.policy().replays(), int64_t(7));
-    at::globalContext().setDeterministicCuDNN(false);
+    graphedStepsMatchEager("yolov8n.yaml", 2);
   }
 
   void graphCaptureMatchesEagerEndToEnd() {
     YW_REQUIRE_CUDA();
-    // YOLO26's step (both heads, the one-to-one branch on detached features, the end-to-end loss at o2m
-    // 0.8) eagerly and through GraphedModel::forwardHeads (2 eager warmup steps, a capture of both branches
-    // as one graph, replays): the losses agree to 1e-5 relative over 10 SGD steps, as for YOLOv8 above.
-    at::globalContext().setDeterministicCuDNN(true);
-    ywb::cuda::setCudnnBenchmark(false);
-    torch::manual_seed(3);
-    ywb::model::DetectionModel eager = ywb::model::buildModel("yolo26n.yaml", 4);
-    eager->to(kGpu);
-    eager->train();
-    ywb::model::DetectionModel graphed = ywb::model::cloneModel(eager);
-    ywb::cuda::GraphedModel gm(graphed, ywb::cuda::GraphPolicyOptions{2, 4});
-    QVERIFY(gm.available());
-    const ywb::loss::ModelLoss crit(*eager);
-    QVERIFY(crit.endToEnd());
-    torch::optim::SGD oe(eager->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-    torch::optim::SGD og(graphed->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-    const at::Tensor x = at::rand({4, 3, 128, 128}, at::TensorOptions(kGpu));
-    const at::Tensor t = targetsFor(4, 4, 3).to(kGpu);
-    for (int step = 0; step < 10; ++step) {
-      const at::Tensor le = crit(eager->forwardHeads(x), t, 0.8).total;
-      le.backward();
-      oe.step();
-      oe.zero_grad();
-      const at::Tensor lg = crit(gm.forwardHeads(x, false, at::kFloat), t, 0.8).total;
-      lg.backward();
-      og.step();
-      og.zero_grad();
-      const double a = le.item<double>(), b = lg.item<double>();
-      QVERIFY2(
-          std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(a)),
-          ("step " + std::to_string(step) + ": eager " + std::to_string(a) + " graphed " + std::to_string(b))
-              .c_str());
-    }
-    QVERIFY2(!gm.policy().disabled(), gm.policy().note().c_str());
-    QCOMPARE(gm.policy().captures(), int64_t(1));
-    at::globalContext().setDeterministicCuDNN(false);
+    // YOLO26's step: both heads (the one-to-one branch on detached features) captured as one graph, the
+    // end-to-end loss at o2m 0.8.
+    graphedStepsMatchEager("yolo26n.yaml", 3);
   }
 
   void ncclGroupOfOneRank() {
@@ -308,6 +240,46 @@ class TestCuda : public QObject {
     QVERIFY(s3->reserved <= s1->reserved - bytes);
     ywb::cuda::resetPeakStats(0);
     QCOMPARE(ywb::cuda::allocatorStats(0)->peak_allocated, s3->allocated);
+  }
+
+ private:
+  // Two copies of one model train on the same batch for 10 SGD steps with the model's own loss, one eagerly
+  // and one through GraphedModel::forwardHeads (2 eager warmup steps, a capture, then 7 replays): the losses
+  // agree to 1e-5 relative.
+  void graphedStepsMatchEager(const char* yaml, uint64_t seed) {
+    at::globalContext().setDeterministicCuDNN(true);
+    ywb::cuda::setCudnnBenchmark(false);
+    torch::manual_seed(seed);
+    ywb::model::DetectionModel eager = ywb::model::buildModel(yaml, 4);
+    eager->to(kGpu);
+    eager->train();
+    ywb::model::DetectionModel graphed = ywb::model::cloneModel(eager);
+    ywb::cuda::GraphedModel gm(graphed, ywb::cuda::GraphPolicyOptions{2, 4});
+    QVERIFY(gm.available());
+    const ywb::loss::ModelLoss crit(*eager);
+    torch::optim::SGD oe(eager->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    torch::optim::SGD og(graphed->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    const at::Tensor x = at::rand({4, 3, 128, 128}, at::TensorOptions(kGpu));
+    const at::Tensor t = targetsFor(4, 4, 3).to(kGpu);
+    for (int step = 0; step < 10; ++step) {
+      const at::Tensor le = crit(eager->forwardHeads(x), t, 0.8).total;
+      le.backward();
+      oe.step();
+      oe.zero_grad();
+      const at::Tensor lg = crit(gm.forwardHeads(x, false, at::kFloat), t, 0.8).total;
+      lg.backward();
+      og.step();
+      og.zero_grad();
+      const double a = le.item<double>(), b = lg.item<double>();
+      QVERIFY2(
+          std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(a)),
+          ("step " + std::to_string(step) + ": eager " + std::to_string(a) + " graphed " + std::to_string(b))
+              .c_str());
+    }
+    QVERIFY2(!gm.policy().disabled(), gm.policy().note().c_str());
+    QCOMPARE(gm.policy().captures(), int64_t(1));
+    QCOMPARE(gm.policy().replays(), int64_t(7));
+    at::globalContext().setDeterministicCuDNN(false);
   }
 };
 

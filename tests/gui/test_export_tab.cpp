@@ -208,6 +208,36 @@ class TestExportTab : public QObject {
              QString(R"(["ellipse","rectangle","triangle","star","cross","ring"])"));
   }
 
+  void exportsYolo26EndToEndOrNot() {
+    // Ultralytics 8.4's YOLO26 checkpoint from the tab: with "End-to-end" on (the default) the ONNX file is
+    // the NMS-free graph, output [N, 300, 6], verified in ONNX Runtime (OpenCV 4.6 lacks its TopK); off, the
+    // one-to-many head [N, 4+nc, anchors] (nc 6, 336 anchors at 128), verified in OpenCV DNN.
+    if (!ywb::onnxExportAvailable()) QSKIP("this build has no ONNX export");
+    QTemporaryDir out;
+    const QString pt = out.path() + "/yolo26n.pt";
+    QVERIFY(QFile::copy(QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt", pt));
+    for (const bool e2e : {true, false}) {
+      ExportTab tab;
+      tab.setWeights(pt);
+      QVERIFY(child<QCheckBox>(tab, "exportEnd2End")->isChecked());  // ExportOptions' default
+      child<QCheckBox>(tab, "exportEnd2End")->setChecked(e2e);
+      QCOMPARE(tab.options().end2end, e2e);
+      QSignalSpy finished(&tab, &ExportTab::exportFinished);
+      tab.startExport();
+      QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 300000);
+      const ywb::ExportReport* r = tab.lastReport();
+      QVERIFY(r);
+      QVERIFY2(r->allVerified(), qPrintable(QString::fromStdString(ywb::formatExportReport(*r))));
+      const ywb::ExportedFile& onnx = r->files.at(1);
+      QCOMPARE(QString::fromStdString(onnx.format), QString("onnx"));
+      const std::vector<int64_t> want =
+          e2e ? std::vector<int64_t>{1, 300, 6} : std::vector<int64_t>{1, 10, 336};
+      QCOMPARE(onnx.outputs.at(0).shape, want);
+      QVERIFY2(QString::fromStdString(onnx.verification.runtime).startsWith(e2e ? "ONNX Runtime" : "OpenCV"),
+               onnx.verification.runtime.c_str());
+    }
+  }
+
   void badWeightsAreAnErrorInTheStatusLine() {
     ExportTab tab;
     QSignalSpy finished(&tab, &ExportTab::exportFinished);

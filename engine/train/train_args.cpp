@@ -197,22 +197,34 @@ const std::vector<ArgSpec>& trainArgSpecs() {
   return specs;
 }
 
-std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args) {
+namespace {
+
+// An arguments file's text and its parse, each failure naming the file (and the line): args.yaml's readers.
+std::string readArgsYaml(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail("cannot read '", path, "': no such file or not readable");
   std::stringstream text;
   text << in.rdbuf();
-  return loadTrainArgsYamlText(text.str(), path, args);
+  return text.str();
+}
+
+YAML::Node parseArgsYaml(const std::string& yaml, const std::string& path) {
+  try {
+    return YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args) {
+  return loadTrainArgsYamlText(readArgsYaml(path), path, args);
 }
 
 std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& path,
                                                TrainArgs& args) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
-  }
+  const YAML::Node root = parseArgsYaml(yaml, path);
   if (root.IsNull()) return {};
   if (!root.IsMap()) fail(path, ": expected a mapping of argument: value");
   std::vector<std::string> unknown;
@@ -250,14 +262,7 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
 }
 
 std::string runValidationSplit(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    fail("cannot read '", path, "': no such file or not readable");
-  } catch (const YAML::Exception& e) {
-    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
-  }
+  const YAML::Node root = parseArgsYaml(readArgsYaml(path), path);
   if (!root.IsMap() || !root["split"] || root["split"].IsNull()) return "val";
   const YAML::Node split = root["split"];
   const std::string v = split.IsScalar() ? split.Scalar() : "";

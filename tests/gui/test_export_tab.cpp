@@ -235,6 +235,10 @@ class TestExportTab : public QObject {
       QCOMPARE(onnx.outputs.at(0).shape, want);
       QVERIFY2(QString::fromStdString(onnx.verification.runtime).startsWith(e2e ? "ONNX Runtime" : "OpenCV"),
                onnx.verification.runtime.c_str());
+      const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
+      QDir().mkpath(shots);
+      tab.resize(1100, 800);
+      QVERIFY(tab.grab().save(shots + (e2e ? "/export_yolo26_end2end.png" : "/export_yolo26_one2many.png")));
     }
   }
 

@@ -70,8 +70,9 @@ int runVal(const Args& a) {
     std::printf("%22s%9s%11lld%9.3f%9.3f%9.3f%10.3f\n", r.names[size_t(c.cls)].substr(0, 21).c_str(), "",
                 (long long)c.num_gt, c.precision, c.recall, c.ap50, c.ap);
   }
-  std::printf("Speed: %.1f ms preprocess, %.1f ms inference, %.1f ms NMS, %.1f ms metrics per image\n",
-              r.ms_preprocess, r.ms_inference, r.ms_nms, r.ms_metrics);
+  // On the NMS-free path the NMS slot times the top-k selection that takes its place.
+  std::printf("Speed: %.1f ms preprocess, %.1f ms inference, %.1f ms %s, %.1f ms metrics per image\n",
+              r.ms_preprocess, r.ms_inference, r.ms_nms, r.nms_free ? "top-k (no NMS)" : "NMS", r.ms_metrics);
   if (r.has_losses)
     std::printf("Losses: box %.5f, cls %.5f, dfl %.5f (mean per batch of %d)\n", r.box_loss, r.cls_loss,
                 r.dfl_loss, o.batch);

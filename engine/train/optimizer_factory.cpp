@@ -48,14 +48,17 @@ namespace {
 // Ultralytics 8.4's `auto`: the rule below and its words for the optimizer's help text (autoOptimizerRule).
 constexpr int64_t kAutoMuSGDAbove = 10000;  // iterations
 constexpr double kAutoMuSGDLr = 0.01, kAutoMomentum = 0.9;
+// AdamW's lr otherwise: round(kAutoAdamWBase x kAutoAdamWScale / (kAutoAdamWClasses + classes), 6).
+constexpr double kAutoAdamWBase = 0.002, kAutoAdamWScale = 5, kAutoAdamWClasses = 4;
 }  // namespace
 
 std::string autoOptimizerRule() {
   std::ostringstream os;
   os << "auto follows Ultralytics 8.4: MuSGD (lr " << kAutoMuSGDLr << ", momentum " << kAutoMomentum
      << ") for more than " << kAutoMuSGDAbove
-     << " iterations (epochs x images / max(batch, nbs)), else AdamW (lr 0.002 x 5 / (4 + classes), momentum "
-     << kAutoMomentum << "); lr0, momentum and warmup_bias_lr are then not used";
+     << " iterations (epochs x images / max(batch, nbs)), else AdamW (lr " << kAutoAdamWBase << " x "
+     << kAutoAdamWScale << " / (" << kAutoAdamWClasses << " + classes), momentum " << kAutoMomentum
+     << "); lr0, momentum and warmup_bias_lr are then not used";
   return os.str();
 }
 
@@ -70,7 +73,7 @@ OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double mome
       c.momentum = kAutoMomentum;
     } else {
       c.name = "AdamW";
-      c.lr = std::round(0.002 * 5 / (4 + nc) * 1e6) / 1e6;
+      c.lr = std::round(kAutoAdamWBase * kAutoAdamWScale / (kAutoAdamWClasses + nc) * 1e6) / 1e6;
       c.momentum = kAutoMomentum;
     }
     return c;

@@ -26,6 +26,14 @@ bool setCudnnBenchmark(bool on) {
 #endif
 }
 
+bool cudnnBenchmark() {
+#if YW_WITH_CUDA
+  return at::globalContext().benchmarkCuDNN();
+#else
+  return false;
+#endif
+}
+
 std::optional<AllocatorStats> allocatorStats(int device, std::string* why) {
 #if YW_WITH_CUDA
   const int n = int(c10::cuda::device_count());

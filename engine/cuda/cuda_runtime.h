@@ -15,6 +15,22 @@ bool compiledWithCuda();
 /// chosen once, on the first step of every new shape. Returns false when CUDA is not compiled in.
 bool setCudnnBenchmark(bool on);
 
+/// Whether cuDNN's autotuner is on (always false where CUDA is not compiled in).
+bool cudnnBenchmark();
+
+/// Holds cuDNN's autotuner at `on` for a scope, then restores what it was. One-off passes (the AMP check's
+/// single image) would otherwise autotune, at tens of milliseconds per convolution, shapes no step uses.
+class CudnnBenchmarkScope {
+ public:
+  explicit CudnnBenchmarkScope(bool on) : was_(cudnnBenchmark()) { setCudnnBenchmark(on); }
+  ~CudnnBenchmarkScope() { setCudnnBenchmark(was_); }
+  CudnnBenchmarkScope(const CudnnBenchmarkScope&) = delete;
+  CudnnBenchmarkScope& operator=(const CudnnBenchmarkScope&) = delete;
+
+ private:
+  bool was_;
+};
+
 /// Figures of the CUDA caching allocator for one device, in bytes (aggregate over its small and large
 /// pools). `reserved` is what the process holds from the driver (what nvidia-smi shows, minus the
 /// context); `allocated` is what live tensors use.

@@ -5,6 +5,10 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "cuda/cuda_runtime.h"
+#include "data/image_io.h"
+#include "data/letterbox.h"
+#include "data/loader.h"
 #include "train/amp_speed.h"
 #include "train/train_session.h"
 
@@ -39,6 +43,23 @@ std::string outputsDisagree(TrainSession& s, const at::Tensor& x, at::ScalarType
   return bad ? *figures : std::string();
 }
 
+// The check's image, read directly: the first validation image (the first training image where validation
+// has none), resized as the loader resizes and letterboxed to a square imgsz, as uint8 [1, 3, imgsz, imgsz]
+// RGB. It used to be the validation loader's first batch: 2 x batch images decoded for one, and the loader's
+// workers went on decoding the rest of the split while the check timed the model. Undefined when neither
+// split has an image; throws naming the file when it cannot be read.
+at::Tensor checkImage(const TrainSession& s) {
+  const ScannedSplit* split = s.val_split && !s.val_split->images.empty() ? s.val_split.get() : nullptr;
+  if (!split && s.train_split && !s.train_split->images.empty()) split = s.train_split.get();
+  if (!split) return {};
+  const int side = s.args.imgsz;
+  const cv::Mat img = loadImage(split->images.front().image, side);
+  const cv::Mat boxed = letterbox(img, {side, side}, /*auto_mode=*/false, /*scaleup=*/false, 32, nullptr);
+  at::Tensor t = at::empty({1, 3, side, side}, at::kByte);
+  collateImage(boxed, /*rgb=*/false, t[0]);
+  return t;
+}
+
 }  // namespace
 
 void ampCheck(TrainSession& s) {
@@ -66,13 +87,22 @@ void ampCheck(TrainSession& s) {
     s.log("AMP: " + s.amp_note + ", as this run chose when it started");
     return;
   }
-  s.val_loader->startEpoch(0);
-  Batch b;
-  if (!s.val_loader->next(b)) {
-    s.amp_note = "off (no validation image to check it on)";
+  at::Tensor image;
+  try {
+    image = checkImage(s);
+  } catch (...) {
+    s.amp_note = "off (the check's image cannot be read: " + describeCurrentException() + ")";
+    s.log("AMP check: " + s.amp_note + "; training in fp32");
+    return;
+  }
+  if (!image.defined()) {
+    s.amp_note = "off (no image to check it on)";
     s.log("AMP: " + s.amp_note);
     return;
   }
+  // Heuristic algorithms for the check's one-image passes: the autotuner would search every convolution of a
+  // shape no training step has (issue 33: the check took 3.8 s of an H200 run's start).
+  const cuda::CudnnBenchmarkScope heuristics(false);
 
   // On a CPU, speed first: where bf16 is slower (no native bf16: 10-20x) or does not run, the accuracy check
   // is moot.
@@ -80,7 +110,7 @@ void ampCheck(TrainSession& s) {
   if (!cuda) {
     PrecisionSpeed sp;
     try {
-      sp = timePrecisions(*s.model, precisionProbeInput(b.images, s.device, s.args.channels_last), dtype);
+      sp = timePrecisions(*s.model, precisionProbeInput(image, s.device, s.args.channels_last), dtype);
     } catch (...) {
       s.amp_note = "off (fp32 timing failed: " + describeCurrentException() + ")";
       s.log("AMP check: " + s.amp_note + "; training in fp32");
@@ -95,7 +125,7 @@ void ampCheck(TrainSession& s) {
     speed = describeSpeed(sp, want);
   }
 
-  const at::Tensor x = b.images.narrow(0, 0, 1).to(s.device).to(at::kFloat).div_(255.0);
+  const at::Tensor x = image.to(s.device).to(at::kFloat).div_(255.0);
   std::string figures, disagree;
   try {
     disagree = outputsDisagree(s, x, dtype, &figures);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -14,8 +15,6 @@
 #include "data/sampler.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
-#include "io/state_dict.h"
-#include "model/channels_last.h"
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
@@ -23,11 +22,10 @@
 #include "train/checkpoint_state.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
-#include "train/model_loader.h"
 #include "train/resume_args.h"
+#include "train/run_models.h"
 #include "train/train_session.h"
 #include "train/validator.h"
-#include "ywb/pretrained.h"
 #include "ywb/trainer.h"
 
 namespace ywb {
@@ -89,16 +87,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.data.empty()) fail("data= is required (a data.yaml; `ywb dataset synth out=DIR` makes one)");
   const DataConfig cfg = loadDataConfig(a.data);
   s.names = cfg.names;
-  {
-    const RunTiming::Scope timed(&s.timing, RunSegment::Scan);
-    s.train_split = scan(s, cfg, "train");
-    s.val_split = scan(s, cfg, "val");
-  }
-  const auto build_t0 = RunTiming::Clock::now();
   s.nc = a.single_cls ? 1 : int(s.names.size());
-  if (a.single_cls) s.names = {"object"};
-
-  s.phase(TrainPhase::Building, "building " + a.model);
   s.device = s.dist ? s.dist->device() : pickDevice(a.device);
   const int threads = configureTorchThreads(s.dist ? distThreads(s) : a.threads);
   s.log("device " + s.device.str() + ", " + std::to_string(threads) + " LibTorch threads");
@@ -109,50 +98,23 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // from manual_seed(S + 1): Ultralytics' initial weights for seed S either way.
   const int64_t rank = s.dist ? int64_t(s.dist->rank()) : kUltralyticsOneProcessRank;
   at::manual_seed(uint64_t(int64_t(a.seed) + 1 + rank));
-  // model=X.pt (or another weights file): its architecture with the data's classes, then its weights
-  // transferred by name and shape (Ultralytics' fine-tuning); pretrained= transfers into model='s
-  // architecture.
-  std::string model_src = a.model, modules;
-  WeightsWithModel from_weights;  // model=X.pt: checked against its pickled modules once built
-  NamedTensors start;
-  std::string start_from;
-  // An official name (model=yolo11n.pt) is the file in the weights cache, downloaded there first when missing
-  // (ywb/pretrained.h); the run keeps recording the name.
-  WeightsFetchOptions fetch;
-  fetch.note = [&s](const std::string& line) { s.log(line); };
-  const std::string model_file = resolveWeights(a.model, fetch);
-  if (hasWeightsSuffix(model_file) && !isWeightsPath(model_file)) fail("model=", a.model, ": no such file");
-  if (isWeightsPath(model_file)) {
-    from_weights = readWeightsWithModel(model_file);
-    model_src = from_weights.yaml;
-    modules = from_weights.modules;  // the checkpoint's module form (8.3 or 8.4) where its YAML does not say
-    start = std::move(from_weights.tensors);
-    start_from = a.model;
+  const RunModelSource src = runModelSource(s, resume);
+  // The model is built (and moved to the device: on a GPU that is where CUDA initialises) while the splits
+  // are scanned; neither needs the other, and the scan draws no random numbers (issue 33: start-up).
+  std::future<RunModels> built =
+      std::async(std::launch::async, [&s, &src, resume] { return buildRunModels(s, src, resume); });
+  {
+    const RunTiming::Scope timed(&s.timing, RunSegment::Scan);
+    s.train_split = scan(s, cfg, "train");
+    s.val_split = scan(s, cfg, "val");
   }
-  // A resumed run rebuilds the model its checkpoint recorded: a checkpoint written before the module form was
-  // recorded was trained with 8.3's modules (SPPF cv1 with SiLU), whatever models built from YAML follow now.
-  if (resume && resume->metadata.count("model_yaml") && !resume->metadata.at("model_yaml").empty()) {
-    model_src = resume->metadata.at("model_yaml");
-    modules = "8.3";
-  }
-  if (!a.pretrained.empty() && !resume) {
-    start = readModelTensors(resolveWeights(a.pretrained, fetch));
-    start_from = a.pretrained;
-  }
-  s.model = model::buildModel(model_src, s.nc, modules);
-  checkRebuiltAsPickled(model_file, from_weights, *s.model);
-  if (!start.empty() && !resume) {
-    const StateDictReport rep = loadStateDict(*s.model, start, /*strict=*/false);
-    s.log((start_from == a.pretrained ? "pretrained " : "weights ") + start_from + ": " + rep.summary());
-  }
-  s.ema_model = model::buildModel(model_src, s.nc, modules);
-  s.model->to(s.device);
-  s.ema_model->to(s.device);
-  s.model->train();
-  if (a.channels_last) {  // measured: +16% training step throughput on CPU (docs/PERFORMANCE.md)
-    model::toChannelsLast(*s.model);
-    model::toChannelsLast(*s.ema_model);
-  }
+  const auto build_t0 = RunTiming::Clock::now();
+  if (a.single_cls) s.names = {"object"};
+  s.phase(TrainPhase::Building, "building " + a.model);
+  RunModels models = built.get();
+  s.model = models.model;
+  s.ema_model = models.ema;
+  if (!models.weights_line.empty()) s.log(models.weights_line);
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
   // The model's loss (an end-to-end head's: both branches, weighted by the o2m schedule) with the run's
   // gains, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless the run replays
@@ -162,7 +124,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
     const AutoBatchResult ab =
-        autoBatchFor(model_src, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(), a.cuda_graphs);
+        autoBatchFor(src.yaml, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(), a.cuda_graphs);
     a.batch = ab.batch;
     s.log(ab.note);
   }

@@ -218,6 +218,21 @@ class TestCuda : public QObject {
     ctx.finish();
   }
 
+  // The AMP check runs its one-image passes with cuDNN's heuristics (no autotuning of shapes no step has) and
+  // hands training the autotuner as it found it (train/amp_check.cpp): the scope sets and restores LibTorch's
+  // own flag, read back from LibTorch.
+  void cudnnBenchmarkScopeRestoresTheAutotuner() {
+    YW_REQUIRE_CUDA();
+    for (const bool before : {true, false}) {
+      QVERIFY(ywb::cuda::setCudnnBenchmark(before));
+      {
+        const ywb::cuda::CudnnBenchmarkScope heuristics(false);
+        QVERIFY(!at::globalContext().benchmarkCuDNN());
+      }
+      QCOMPARE(at::globalContext().benchmarkCuDNN(), before);
+    }
+  }
+
   void cachingAllocatorFigures() {
     YW_REQUIRE_CUDA();
     torch::cuda::synchronize();

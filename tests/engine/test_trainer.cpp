@@ -295,6 +295,46 @@ class TestTrainer : public QObject {
     }
     QCOMPARE(rec.phases.back(), ywb::TrainPhase::Failed);
   }
+
+  // The model is built on a second thread while the splits are scanned (train_setup.cpp): an error on either
+  // side is the run's error, named as before, and neither leaves the other hanging. The names expected are
+  // the inputs the test broke (a missing model YAML; a train folder holding no image).
+  void errorsBesideTheOverlappedScanAndBuildAreClear() {
+    QTemporaryDir dir;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {8, 4, 64, 2, 1});
+    {
+      ywb::TrainArgs args = ywb::test::tinyRunArgs(data, (dir.path() + "/a").toStdString());
+      args.model = (dir.path() + "/no-such-model.yaml").toStdString();
+      ywb::Trainer t(args);
+      Recorder rec;
+      t.setObserver(&rec);
+      try {
+        t.run();
+        QFAIL("expected an error");
+      } catch (const ywb::Error& e) {
+        QVERIFY2(QString(e.what()).contains("no-such-model.yaml"), e.what());
+      }
+      QCOMPARE(rec.phases.back(), ywb::TrainPhase::Failed);
+    }
+    {
+      // The train folder emptied: the scan fails while the (good) model is being built.
+      const QString train_dir = QFileInfo(QString::fromStdString(data)).absolutePath() + "/images/train";
+      QDir images(train_dir);
+      QVERIFY2(images.exists(), qPrintable(train_dir));
+      for (const QString& f : images.entryList(QDir::Files)) QVERIFY(images.remove(f));
+      ywb::Trainer t(ywb::test::tinyRunArgs(data, (dir.path() + "/b").toStdString()));
+      Recorder rec;
+      t.setObserver(&rec);
+      try {
+        t.run();
+        QFAIL("expected an error");
+      } catch (const ywb::Error& e) {
+        QVERIFY2(QString(e.what()).contains("train split") && QString(e.what()).contains("no usable images"),
+                 e.what());
+      }
+      QCOMPARE(rec.phases.back(), ywb::TrainPhase::Failed);
+    }
+  }
 };
 
 // `--write-checkpoints PATH`: child mode for killedCheckpointWriteLeavesPreviousFile.

@@ -5,7 +5,8 @@
 
 namespace ywb::cuda {
 
-TrainAccel::TrainAccel(DataLoader& loader, model::DetectionModel model, at::Device device, bool graphs)
+TrainAccel::TrainAccel(DataLoader& loader, model::DetectionModel model, at::Device device, bool graphs,
+                       bool cudnn_benchmark)
     : loader_(loader), model_(std::move(model)) {
   if (!device.is_cuda()) {
     if (graphs) note_ = "cuda_graphs=true ignored: CUDA graphs need a CUDA device";
@@ -17,10 +18,12 @@ TrainAccel::TrainAccel(DataLoader& loader, model::DetectionModel model, at::Devi
     DataLoader* l = &loader_;
     prefetcher_ = std::make_unique<BatchPrefetcher>([l](Batch& b) { return l->next(b); }, std::move(stream));
   }
-  // Fixed training shapes (square imgsz batches): the autotuner's choice is made once per shape.
-  const bool bench = setCudnnBenchmark(true);
-  note_ = std::string("CUDA: cuDNN benchmark ") + (bench ? "on" : "off") + ", side-stream prefetch " +
-          (prefetcher_ ? "on" : "off (" + why + ")");
+  // Fixed training shapes (square imgsz batches): the autotuner's choice is made once per shape, on the first
+  // step of each (issue 33: most of a 12 s first step on an H200); cudnn_benchmark=false takes cuDNN's
+  // heuristics instead.
+  const bool bench = setCudnnBenchmark(cudnn_benchmark) && cudnn_benchmark;
+  note_ = std::string("CUDA: cuDNN ") + (bench ? "autotuner (cudnn_benchmark=true)" : "heuristics") +
+          ", side-stream prefetch " + (prefetcher_ ? "on" : "off (" + why + ")");
   if (graphs) {
     graphed_ = std::make_unique<GraphedModel>(model_);
     note_ += graphed_->available() ? ", CUDA graphs on" : ", CUDA graphs off (not compiled in)";

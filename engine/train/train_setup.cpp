@@ -149,7 +149,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
   // (Ultralytics does the same; the trainer halves it should validation still run out of memory).
   buildValLoader(s, a.batch * 2);
-  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist);
+  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist,
+                                               a.cudnn_benchmark);
   if (!s.accel->note().empty()) s.log(s.accel->note());
 
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());

@@ -119,6 +119,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   connect(show, &QPushButton::clicked, this, &FeatureMapsTab::compute);
   connect(layer_, &QComboBox::activated, this, [this] {
     wanted_layer_ = layer_->currentData().toInt();
+    wanted_head_ = layer_->currentData(kHeadBranchRole).toInt();
     compute();
   });
   connect(imgsz_, &QSpinBox::valueChanged, this, [this] { fillLayers(); });
@@ -195,8 +196,19 @@ void FeatureMapsTab::setImage(const QString& path) {
 }
 void FeatureMapsTab::setLayer(int layer) {
   wanted_layer_ = layer;
+  wanted_head_ = -1;
   const int i = layer_->findData(layer);
-  if (i >= 0) layer_->setCurrentIndex(i);
+  if (i >= 0 && layer_->itemData(i, kHeadBranchRole).toInt() < 0) layer_->setCurrentIndex(i);
+  compute();
+}
+
+void FeatureMapsTab::setHeadMaps(ywb::HeadBranch branch) {
+  wanted_head_ = int(branch);
+  const int i = layer_->findData(wanted_head_, kHeadBranchRole);
+  if (i >= 0) {
+    layer_->setCurrentIndex(i);
+    wanted_layer_ = layer_->currentData().toInt();
+  }
   compute();
 }
 
@@ -231,14 +243,39 @@ void FeatureMapsTab::fillLayers() {
   layer_->clear();
   const int imgsz = imgsz_->value();
   for (const ywb::ModelLayerRow& row : table_) {
-    if (row.module == "Detect") continue;  // the head is not tappable
+    if (row.module == "Detect") {
+      // The head: its best-class-score map per level (the shapes of the levels it reads, one channel), for
+      // each branch it has.
+      QStringList shapes;
+      for (int f : row.from) {
+        if (f < 0 || f >= int(table_.size())) continue;
+        ywb::ModelLayerRow level = table_[size_t(f)];
+        level.channels = 1;
+        shapes << QString::fromStdString(ywb::layerOutputShape(level, imgsz));
+      }
+      const auto add = [&](const QString& what, ywb::HeadBranch branch) {
+        layer_->addItem(QString("%1  Detect  %2  %3").arg(row.index).arg(what, shapes.join(", ")), row.index);
+        layer_->setItemData(layer_->count() - 1, int(branch), kHeadBranchRole);
+      };
+      if (end2end_) {
+        add(tr("one-to-one: best class score"), ywb::HeadBranch::OneToOne);
+        add(tr("one-to-many: best class score"), ywb::HeadBranch::OneToMany);
+      } else {
+        add(tr("best class score"), ywb::HeadBranch::OneToMany);
+      }
+      continue;
+    }
     layer_->addItem(QString("%1  %2  %3")
                         .arg(row.index)
                         .arg(QString::fromStdString(row.module))
                         .arg(QString::fromStdString(ywb::layerOutputShape(row, imgsz))),
                     row.index);
+    layer_->setItemData(layer_->count() - 1, -1, kHeadBranchRole);
   }
-  const int i = layer_->findData(wanted_layer_);
+  int i = wanted_head_ >= 0 ? layer_->findData(wanted_head_, kHeadBranchRole) : -1;
+  if (wanted_head_ == int(ywb::HeadBranch::OneToOne) && i < 0)  // a model without one: its only head entry
+    i = layer_->findData(int(ywb::HeadBranch::OneToMany), kHeadBranchRole);
+  if (wanted_head_ < 0) i = layer_->findData(wanted_layer_);
   layer_->setCurrentIndex(i >= 0 ? i : 0);
 }
 

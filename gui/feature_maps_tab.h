@@ -1,7 +1,9 @@
 // The Feature maps tab: pick weights (a run's checkpoint: its EMA weights, or official weights by name,
 // downloaded on first use), an image and a layer from the
 // model's layer table ("9  SPPF  256x20x20": index, module, output shape at the chosen imgsz); see the
-// layer's channels as a grid of heatmaps with per-channel statistics. The model loads and runs on a worker
+// layer's channels as a grid of heatmaps with per-channel statistics. The last entries are the Detect head's
+// maps: each anchor's best class score at P3, P4 and P5, for an end-to-end head (YOLO26) one entry per branch
+// (one-to-one, one-to-many). The model loads and runs on a worker
 // thread; the loaded model is kept for the next request with the same weights.
 // "Follow training" refreshes the maps every few seconds from a copy of the running trainer's EMA weights
 // (handed over by the engine, see ywb::Trainer::requestEmaSnapshot), computed on a worker thread.
@@ -15,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "ywb/feature_maps.h"
 #include "ywb/model_info.h"
 
 class QCheckBox;
@@ -24,10 +27,6 @@ class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QTableWidget;
-
-namespace ywb {
-class ModelHandle;
-}
 
 namespace ywb::gui {
 
@@ -41,6 +40,8 @@ class FeatureMapsTab : public QWidget {
   /// Model YAML used when no weights are given (random initialisation).
   void setModelYaml(const QString& yaml) { model_yaml_ = yaml; }
   void setLayer(int layer);
+  /// Shows the head's best-class-score maps of `branch` (OneToOne only for an end-to-end model).
+  void setHeadMaps(ywb::HeadBranch branch);
   /// Where "follow training" gets EMA weights: `request` asks for a fresh copy (false: no run in this
   /// process), `latest` returns the newest copy (nullptr: none yet).
   void setSnapshotSource(std::function<bool()> request,
@@ -49,12 +50,14 @@ class FeatureMapsTab : public QWidget {
   void setFollowTraining(bool on, int interval_ms = 3000);
   /// Maps shown from EMA snapshots so far.
   int snapshotsShown() const { return snapshots_shown_; }
-  /// The layer chooser: one entry per tappable layer, its index in Qt::UserRole.
+  /// The layer chooser: one entry per tappable layer, its index in Qt::UserRole, then the head's entries
+  /// (its index in Qt::UserRole and the branch, int(ywb::HeadBranch), in kHeadBranchRole; -1 for a layer).
   QComboBox* layers() const { return layer_; }
   /// Computes and shows the maps (asynchronous; `shown` follows).
   void compute();
   const QImage& mosaic() const { return mosaic_; }
   QTableWidget* stats() const { return stats_; }
+  static constexpr int kHeadBranchRole = Qt::UserRole + 1;
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -67,6 +70,10 @@ class FeatureMapsTab : public QWidget {
  private:
   struct Result;
   void showResult(const Result& r);
+  /// Draws a layer's channels (mosaic, statistics, status line).
+  void showLayerMaps(const ywb::FeatureMap& m);
+  /// Draws the head's per-level score maps of branch `branch` (int(ywb::HeadBranch)).
+  void showHeadMaps(const std::vector<ywb::FeatureMap>& levels, int branch);
   void fillLayers();
   void followTick();
   void loadLayersAsync();
@@ -86,6 +93,8 @@ class FeatureMapsTab : public QWidget {
   QLineEdit* image_ = nullptr;
   QComboBox* layer_ = nullptr;
   int wanted_layer_ = 0;  // kept while the list is being (re)filled
+  int wanted_head_ = -1;  // with it: int(ywb::HeadBranch) of a head entry, -1 for a layer's output
+  bool end2end_ = false;  // the loaded model's head has one-to-one branches
   QSpinBox* imgsz_ = nullptr;
   QLabel* view_ = nullptr;
   QLabel* status_ = nullptr;

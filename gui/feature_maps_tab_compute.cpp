@@ -1,5 +1,6 @@
 // The Feature maps tab's work off the GUI thread: loading the model (weights or a fresh build) for the layer
-// list, computing one layer's maps for the image, and drawing them as a mosaic with per-channel statistics.
+// list, computing one layer's maps (or the head's score maps) for the image, and drawing them with
+// statistics.
 // Part of FeatureMapsTab (feature_maps_tab.h); results come back to the GUI thread queued.
 #include <QCheckBox>
 #include <QComboBox>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <utility>
 
+#include "feature_map_images.h"
 #include "feature_maps_tab.h"
 #include "ywb/model_loading.h"
 
@@ -25,15 +27,6 @@ namespace ywb::gui {
 namespace {
 
 constexpr int kMaxChannels = 64;  // channels drawn; the table lists them all
-
-// A perceptually ordered dark-blue -> teal -> yellow ramp (viridis-like endpoints).
-QRgb heat(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  const double r = std::clamp(-0.1 + 1.2 * t * t, 0.0, 1.0);
-  const double g = std::clamp(0.05 + 0.85 * t, 0.0, 1.0);
-  const double b = std::clamp(0.35 + 0.6 * std::sin(3.14159 * t) - 0.3 * t, 0.0, 1.0);
-  return qRgb(int(r * 255), int(g * 255), int(b * 255));
-}
 
 // The model the tab shows: `weights` when given (and the size they were trained at, into `trained_imgsz`),
 // else a fresh build of `yaml`. Throws ywb::Error as the engine's loaders do.
@@ -53,6 +46,9 @@ struct FeatureMapsTab::Result {
   QString key;
   std::shared_ptr<ywb::ModelHandle> model;
   ywb::FeatureMap map;
+  std::vector<ywb::FeatureMap> head;  // the head's score maps per level, when a head entry was asked for
+  int head_branch = -1;               // int(ywb::HeadBranch) of `head`
+  bool end2end = false;               // the model's head has one-to-one branches
   int layers = 0;
   std::vector<ywb::ModelLayerRow> table;
   int trained_imgsz = 0;  // of weights loaded for this result (0: none loaded); the maps' default size
@@ -75,6 +71,7 @@ void FeatureMapsTab::loadLayersAsync() {
     try {
       r.model = loadModel(weights, yaml, &r.trained_imgsz);
       r.table = r.model->layerTable();
+      r.end2end = r.model->endToEnd();
     } catch (const std::exception& e) {
       r.error = QString::fromUtf8(e.what());
     }
@@ -90,6 +87,7 @@ void FeatureMapsTab::loadLayersAsync() {
             self->model_ = r.model;
             self->model_key_ = r.key;
             self->table_ = r.table;
+            self->end2end_ = r.end2end;
             self->useTrainedSize(r.trained_imgsz);
             self->fillLayers();
           }
@@ -127,8 +125,9 @@ void FeatureMapsTab::compute() {
     cached = snapshot_;
   }
   const int layer = layer_->count() ? layer_->currentData().toInt() : wanted_layer_, imgsz = imgsz_->value();
+  const int head = layer_->count() ? layer_->currentData(kHeadBranchRole).toInt() : wanted_head_;
   QPointer<FeatureMapsTab> self(this);
-  QThread* t = QThread::create([self, cached, key, weights, yaml = model_yaml_, img, layer, imgsz] {
+  QThread* t = QThread::create([self, cached, key, weights, yaml = model_yaml_, img, layer, head, imgsz] {
     Result r;
     r.key = key;
     try {
@@ -137,14 +136,22 @@ void FeatureMapsTab::compute() {
       if (!r.model) r.model = loadModel(weights, yaml, &r.trained_imgsz);
       r.layers = r.model->tappableLayers();
       r.table = r.model->layerTable();
+      r.end2end = r.model->endToEnd();
       const QImage rgb = img.convertToFormat(QImage::Format_RGB888);
       ywb::RgbView in;
       in.width = rgb.width();
       in.height = rgb.height();
       in.pixels = rgb.constBits();
       in.row_bytes = rgb.bytesPerLine();
-      auto maps = ywb::extractFeatureMaps(*r.model, in, {std::min(layer, r.layers - 1)}, imgsz);
-      if (!maps.empty()) r.map = std::move(maps.front());
+      if (head >= 0) {
+        // Weights without a one-to-one branch (loaded since the entry was picked) show their only head.
+        const auto branch = r.end2end ? ywb::HeadBranch(head) : ywb::HeadBranch::OneToMany;
+        r.head = ywb::extractHeadScoreMaps(*r.model, in, branch, imgsz);
+        r.head_branch = int(branch);
+      } else {
+        auto maps = ywb::extractFeatureMaps(*r.model, in, {std::min(layer, r.layers - 1)}, imgsz);
+        if (!maps.empty()) r.map = std::move(maps.front());
+      }
     } catch (const std::exception& e) {
       r.error = QString::fromUtf8(e.what());
     }
@@ -175,52 +182,46 @@ void FeatureMapsTab::showResult(const Result& r) {
     // Weights seen for the first time: their training size, and the maps again at it.
     if (useTrainedSize(r.trained_imgsz) && r.imgsz != r.trained_imgsz) {
       table_ = r.table;
+      end2end_ = r.end2end;
       fillLayers();
       QTimer::singleShot(0, this, &FeatureMapsTab::compute);
       return;
     }
   }
-  if (layer_->count() == 0 || r.table.size() != table_.size()) {  // a new model: its layers
+  if (layer_->count() == 0 || r.table.size() != table_.size() || r.end2end != end2end_) {  // a new model
     table_ = r.table;
-    wanted_layer_ = r.map.layer;
+    end2end_ = r.end2end;
+    wanted_layer_ = r.head.empty() ? r.map.layer : r.head.front().layer;
+    wanted_head_ = r.head_branch;
     fillLayers();
   }
-  const ywb::FeatureMap& m = r.map;
-  const int shown_channels = std::min(m.channels, kMaxChannels);
-  const int cols = int(std::ceil(std::sqrt(double(std::max(1, shown_channels)))));
-  const int rows = (shown_channels + cols - 1) / std::max(1, cols);
-  const int gap = 2;
-  mosaic_ = QImage(cols * (m.width + gap), std::max(1, rows) * (m.height + gap), QImage::Format_RGB32);
-  mosaic_.fill(QColor(0x1a, 0x1d, 0x23));
-  stats_->setRowCount(m.channels);
-  const size_t plane = size_t(m.width) * size_t(m.height);
-  for (int c = 0; c < m.channels; ++c) {
-    const float* p = m.data.data() + size_t(c) * plane;
-    double lo = p[0], hi = p[0], sum = 0, sq = 0;
-    for (size_t i = 0; i < plane; ++i) {
-      lo = std::min(lo, double(p[i]));
-      hi = std::max(hi, double(p[i]));
-      sum += p[i];
-      sq += double(p[i]) * p[i];
-    }
-    const double mean = sum / double(plane), sd = std::sqrt(std::max(0.0, sq / double(plane) - mean * mean));
-    const QStringList cells = {QString::number(c), QString::number(mean, 'g', 4), QString::number(sd, 'g', 4),
-                               QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)};
-    for (int col = 0; col < 5; ++col) stats_->setItem(c, col, new QTableWidgetItem(cells[col]));
-    if (c >= shown_channels) continue;
-    const int ox = (c % cols) * (m.width + gap), oy = (c / cols) * (m.height + gap);
-    const double range = hi > lo ? hi - lo : 1.0;  // each channel scaled to its own min..max
-    for (int y = 0; y < m.height; ++y)
-      for (int x = 0; x < m.width; ++x)
-        mosaic_.setPixel(ox + x, oy + y, heat((p[size_t(y) * m.width + x] - lo) / range));
+  if (r.head.empty()) {
+    showLayerMaps(r.map);
+  } else {
+    showHeadMaps(r.head, r.head_branch);
   }
   view_->setPixmap(
       QPixmap::fromImage(mosaic_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::FastTransformation));
   const bool from_snapshot = r.key.startsWith("ema-snapshot@");
   snapshots_shown_ += from_snapshot;
+  if (from_snapshot)
+    status_->setText(tr("EMA weights of the running training, %1: ").arg(QTime::currentTime().toString()) +
+                     status_->text());
+  Q_EMIT shown(true);
+}
+
+void FeatureMapsTab::showLayerMaps(const ywb::FeatureMap& m) {
+  mosaic_ = channelMosaic(m, kMaxChannels);
+  stats_->setHorizontalHeaderItem(0, new QTableWidgetItem(tr("Channel")));
+  stats_->setRowCount(m.channels);
+  for (int c = 0; c < m.channels; ++c) {
+    const ChannelStats s = channelStats(m, c);
+    const QStringList cells = {QString::number(c), QString::number(s.mean, 'g', 4),
+                               QString::number(s.sd, 'g', 4), QString::number(s.lo, 'g', 4),
+                               QString::number(s.hi, 'g', 4)};
+    for (int col = 0; col < 5; ++col) stats_->setItem(c, col, new QTableWidgetItem(cells[col]));
+  }
   status_->setText(
-      (from_snapshot ? tr("EMA weights of the running training, %1: ").arg(QTime::currentTime().toString())
-                     : QString()) +
       tr("Layer %1 (%2): %3 channels of %4x%5%6; each tile scaled to its own min..max")
           .arg(m.layer)
           .arg(QString::fromStdString(m.module))
@@ -228,7 +229,38 @@ void FeatureMapsTab::showResult(const Result& r) {
           .arg(m.width)
           .arg(m.height)
           .arg(m.channels > kMaxChannels ? tr(", first %1 shown").arg(kMaxChannels) : QString()));
-  Q_EMIT shown(true);
+}
+
+void FeatureMapsTab::showHeadMaps(const std::vector<ywb::FeatureMap>& levels, int branch) {
+  mosaic_ = headScoreMosaic(levels);
+  stats_->setHorizontalHeaderItem(0, new QTableWidgetItem(tr("Level")));
+  stats_->setRowCount(int(levels.size()));
+  QStringList sizes;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const ywb::FeatureMap& m = levels[i];
+    const ChannelStats s = channelStats(m, 0);
+    const QString level = pyramidLevelName(m.stride);
+    sizes << QString("%1 %2x%3").arg(level).arg(m.width).arg(m.height);
+    const QStringList cells = {level, QString::number(s.mean, 'g', 4), QString::number(s.sd, 'g', 4),
+                               QString::number(s.lo, 'g', 4), QString::number(s.hi, 'g', 4)};
+    for (int col = 0; col < 5; ++col) stats_->setItem(int(i), col, new QTableWidgetItem(cells[col]));
+  }
+  const int layer = levels.empty() ? 0 : levels.front().layer;
+  if (!end2end_) {
+    status_->setText(
+        tr("Layer %1 (Detect): each anchor's best class score (the sigmoid of its class logits, "
+           "maximum over the classes) at %2; one colour scale for every level, from 0 to the highest score")
+            .arg(layer)
+            .arg(sizes.join(", ")));
+    return;
+  }
+  const QString name = branch == int(ywb::HeadBranch::OneToOne) ? tr("one-to-one") : tr("one-to-many");
+  status_->setText(
+      tr("Layer %1 (Detect, %2 branch): each anchor's best class score (the sigmoid of its class "
+         "logits, maximum over the classes) at %3; one colour scale for every level, from 0 to the highest "
+         "score")
+          .arg(layer)
+          .arg(name, sizes.join(", ")));
 }
 
 }  // namespace ywb::gui

@@ -128,6 +128,21 @@ bool distBeforeStep(TrainSession& s, int epoch, int64_t batch) {
   return true;
 }
 
+void distCheckLossWeights(TrainSession& s, int epoch) {
+  DistContext& d = *s.dist;
+  const std::string what = "epoch " + std::to_string(epoch + 1) + "'s end-to-end loss weights";
+  const at::Tensor mine = at::tensor({s.o2m.o2m()}, at::kDouble);
+  const double diff = d.maxDifferenceFromMain({mine.to(d.device())}, "comparing " + what);
+  if (diff != 0) {
+    fail("distributed: rank ", d.rank(), " would train with ", what, " one-to-many ", s.o2m.o2m(), ", ", diff,
+         " away from rank 0's; the ranks must share the epoch count (rank 0 decides it)");
+  }
+  std::ostringstream os;
+  os << "distributed: " << what << " o2m " << s.o2m.o2m() << " / o2o " << s.o2m.o2o() << " on all "
+     << d.world() << " ranks";
+  s.log(os.str());
+}
+
 at::Tensor distScaleLoss(const TrainSession& s, const at::Tensor& loss) {
   return loss * double(s.dist->world());
 }

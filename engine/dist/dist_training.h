@@ -29,6 +29,10 @@ void distAfterSetup(TrainSession& s);
 /// and pause requests (all ranks wait here together until no rank asks for the pause), and broadcasts rank
 /// 0's buffers (BatchNorm statistics), as DistributedDataParallel does.
 bool distBeforeStep(TrainSession& s, int epoch, int64_t batch);
+/// At the start of an epoch of an end-to-end model (YOLO26): checks that every rank trains it with rank 0's
+/// branch weights (O2mSchedule: a function of the epoch and the epoch count, which rank 0 decides) and logs
+/// them; throws ywb::Error on a rank whose weight differs (its gradients would not be the ones averaged).
+void distCheckLossWeights(TrainSession& s, int epoch);
 /// The loss this rank back-propagates (Ultralytics multiplies by the world size).
 at::Tensor distScaleLoss(const TrainSession& s, const at::Tensor& loss);
 /// After backward: waits for the bucketed all-reduce and leaves averaged gradients in `.grad`.

@@ -21,6 +21,10 @@ int ModelHandle::tappableLayers() const {
   return int(impl_->model->layerInfo().size()) - 1;
 }
 
+bool ModelHandle::endToEnd() const {
+  return impl_->model->end2end();
+}
+
 std::string ModelHandle::layerModule(int layer) const {
   const auto& info = impl_->model->layerInfo();
   if (layer < 0 || layer >= int(info.size())) fail("layer ", layer, " is out of range 0..", info.size() - 1);
@@ -48,34 +52,74 @@ at::Tensor letterbox(const RgbView& image, int imgsz, int64_t stride) {
   return hwc.permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0).contiguous();
 }
 
+// Runs `fn` on the model in eval mode (BatchNorm uses its running statistics and does not update them),
+// without autograd state; restores the mode after.
+template <class Fn>
+auto inEvalMode(model::DetectionModel& m, Fn fn) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = m->is_training();
+  m->eval();
+  try {
+    auto out = fn();
+    m->train(was_training);
+    return out;
+  } catch (...) {
+    m->train(was_training);
+    throw;
+  }
+}
+
+FeatureMap toFeatureMap(const at::Tensor& chw, int layer, const std::string& module) {
+  const at::Tensor t = chw.to(at::kCPU, at::kFloat).contiguous();
+  FeatureMap fm;
+  fm.layer = layer;
+  fm.module = module;
+  fm.channels = int(t.size(0));
+  fm.height = int(t.size(1));
+  fm.width = int(t.size(2));
+  fm.data.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+  return fm;
+}
+
+at::Tensor modelInput(model::DetectionModel& m, const RgbView& image, int imgsz) {
+  const at::Tensor p = m->parameters().front();
+  return letterbox(image, imgsz, m->strides().back()).to(p.device(), p.scalar_type());
+}
+
 }  // namespace
 
 std::vector<FeatureMap> extractFeatureMaps(ModelHandle& handle, const RgbView& image,
                                            const std::vector<int>& layers, int imgsz) {
   return guarded("feature maps", [&] {
     model::DetectionModel& m = handle.impl().model;
-    const at::Tensor p = m->parameters().front();
-    at::Tensor x = letterbox(image, imgsz, m->strides().back()).to(p.device(), p.scalar_type());
-    const bool was_training = m->is_training();
-    m->eval();  // BatchNorm must use its running statistics and not update them
-    std::vector<at::Tensor> outs;
-    try {
-      outs = m->taps(x, layers);
-    } catch (...) {
-      m->train(was_training);
-      throw;
-    }
-    m->train(was_training);
+    const at::Tensor x = modelInput(m, image, imgsz);
+    const std::vector<at::Tensor> outs = inEvalMode(m, [&] { return m->taps(x, layers); });
     std::vector<FeatureMap> maps;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const at::Tensor t = outs[i][0].to(at::kCPU, at::kFloat).contiguous();
-      FeatureMap fm;
-      fm.layer = layers[i];
-      fm.module = m->layerInfo()[size_t(layers[i])].module;
-      fm.channels = int(t.size(0));
-      fm.height = int(t.size(1));
-      fm.width = int(t.size(2));
-      fm.data.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    for (size_t i = 0; i < outs.size(); ++i)
+      maps.push_back(toFeatureMap(outs[i][0], layers[i], m->layerInfo()[size_t(layers[i])].module));
+    return maps;
+  });
+}
+
+std::vector<FeatureMap> extractHeadScoreMaps(ModelHandle& handle, const RgbView& image, HeadBranch branch,
+                                             int imgsz) {
+  return guarded("head maps", [&] {
+    model::DetectionModel& m = handle.impl().model;
+    const bool one2one = branch == HeadBranch::OneToOne;
+    if (one2one && !m->end2end())
+      fail("this model's head has no one-to-one branch (only end-to-end models such as YOLO26 have one)");
+    const at::Tensor x = modelInput(m, image, imgsz);
+    // forwardInference runs only the chosen branch (the one-to-many one when one2one is false).
+    const std::vector<at::Tensor> raw = inEvalMode(m, [&] { return m->forwardInference(x, one2one); });
+    const int64_t nc = m->nc();
+    const int head = int(m->layerInfo().size()) - 1;
+    const std::vector<int64_t> strides = m->strides();
+    std::vector<FeatureMap> maps;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      // Each level is [1, 4*reg_max + nc, H, W]: box channels first, then the class logits.
+      const at::Tensor logits = raw[i][0].narrow(0, raw[i].size(1) - nc, nc);
+      FeatureMap fm = toFeatureMap(std::get<0>(logits.to(at::kFloat).sigmoid().max(0, true)), head, "Detect");
+      fm.stride = int(strides[i]);
       maps.push_back(std::move(fm));
     }
     return maps;

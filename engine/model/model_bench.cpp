@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/rng.h"
 #include "core/threads.h"
 #include "core/torch_compat.h"
 #include "cuda/cuda_runtime.h"
 #include "cuda/graphed_model.h"
 #include "loss/model_loss.h"
 #include "loss/o2m_schedule.h"
+#include "loss/synthetic_targets.h"
 #include "model/channels_last.h"
 #include "model/detection_model.h"
 #include "train/optimizer_factory.h"
@@ -35,22 +35,6 @@ c10::Device parseDevice(const std::string& s) {
   if (dev.is_cuda() && !torch::cuda::is_available())
     fail("device='", s, "': this LibTorch sees no CUDA device");
   return dev;
-}
-
-// Random boxes, 1..6 per image, fully inside the image; deterministic from the seed.
-at::Tensor syntheticTargets(int batch, int nc, uint64_t seed) {
-  Rng rng(mixSeed(seed, 0x7a26));
-  std::vector<float> rows;
-  for (int i = 0; i < batch; ++i) {
-    const int64_t n = rng.uniformInt(1, 6);
-    for (int64_t j = 0; j < n; ++j) {
-      const double w = rng.uniform(0.05, 0.5), h = rng.uniform(0.05, 0.5);
-      rows.insert(rows.end(),
-                  {float(i), float(rng.uniformInt(0, nc - 1)), float(rng.uniform(w / 2, 1 - w / 2)),
-                   float(rng.uniform(h / 2, 1 - h / 2)), float(w), float(h)});
-    }
-  }
-  return at::tensor(rows).view({-1, 6});
 }
 
 double median(std::vector<double> v) {
@@ -88,7 +72,7 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     const double o2m = loss::O2mSchedule::kStart;
     at::Tensor x = at::rand({o.batch, 3, o.imgsz, o.imgsz}, at::TensorOptions(dev));
     if (o.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
-    const at::Tensor targets = syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
+    const at::Tensor targets = loss::syntheticTargets(o.batch, m->nc(), o.seed).to(dev);
     // fp16 autocast on CUDA, bf16 on a CPU (as the trainer's amp_dtype=auto; until round 3 a CPU bench
     // ignored amp=true and timed fp32, which hid how slow bf16 is on CPUs without native bf16).
     const bool amp = o.amp;

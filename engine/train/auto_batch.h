@@ -1,7 +1,7 @@
 // AutoBatch (`batch=-1`): the largest batch whose training step fits a target fraction of the GPU's memory
 // (Ultralytics uses 60%), found by profiling a few batch sizes and fitting memory = a + k * batch.
 // The search is written against a probe interface so it is tested with a fake device here (no GPU); the
-// real probe reads the GPU through NVML.
+// real probe (auto_batch_step.h) runs the model's training step and reads the GPU through NVML.
 // Thread rules: trainer thread only.
 #pragma once
 #include <cstdint>
@@ -16,7 +16,7 @@ class AutoBatchProbe {
   virtual ~AutoBatchProbe() = default;
   virtual int64_t totalBytes() = 0;  ///< the device's memory
   virtual int64_t usedBytes() = 0;   ///< in use now (after the trials so far)
-  /// One forward + backward pass at `batch`; throws ywb::Error mentioning "out of memory" when it fails.
+  /// One training step at `batch`; throws ywb::Error mentioning "out of memory" when it fails.
   virtual void trial(int batch) = 0;
 };
 

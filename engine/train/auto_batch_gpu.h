@@ -1,5 +1,6 @@
-// The real AutoBatch probe: trial steps of a scratch copy of the model on the training GPU, memory read
-// through NVML. Thread rules: trainer thread only.
+// AutoBatch on the training GPU: the trial step of a scratch copy of the model (AutoBatchStep: the model's
+// whole training step) with memory read through NVML and the caching allocator. Thread rules: trainer thread
+// only.
 #pragma once
 #include <c10/core/Device.h>
 

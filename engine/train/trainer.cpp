@@ -244,6 +244,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       // Ultralytics updates the end-to-end loss's weights after every epoch; deriving them from the epoch
       // gives the same numbers and holds across a resume, a NaN rollback and a re-planned epoch count.
       s.o2m = loss::O2mSchedule(s.epochs, epoch);
+      if (s.dist && s.loss->endToEnd()) distCheckLossWeights(s, epoch);
       // Ultralytics rebuilds its loader where Mosaic closes, which moves its shuffle order on (sampler.h).
       const int close_at = s.closeMosaicEpoch();
       s.train_loader->setOrderResetEpoch(close_at);

@@ -540,6 +540,13 @@
     </message>
 </context>
 <context>
+    <name>ywb::gui::FeatureMapImages</name>
+    <message>
+        <source>%1 (stride %2) %3x%4</source>
+        <translation>%1（步长 %2）%3x%4</translation>
+    </message>
+</context>
+<context>
     <name>ywb::gui::FeatureMapsTab</name>
     <message>
         <source>Show</source>
@@ -640,6 +647,38 @@
     <message>
         <source>Weights %1: %2 (the weights cache)</source>
         <translation>权重 %1：%2（权重缓存）</translation>
+    </message>
+    <message>
+        <source>one-to-one: best class score</source>
+        <translation>一对一：最佳类别分数</translation>
+    </message>
+    <message>
+        <source>one-to-many: best class score</source>
+        <translation>一对多：最佳类别分数</translation>
+    </message>
+    <message>
+        <source>best class score</source>
+        <translation>最佳类别分数</translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>Layer %1 (Detect): each anchor&apos;s best class score (the sigmoid of its class logits, maximum over the classes) at %2; one colour scale for every level, from 0 to the highest score</source>
+        <translation>第 %1 层（Detect）：%2 上每个锚点的最佳类别分数（类别 logit 经 sigmoid 后在各类别中取最大值）；所有层级共用一个色标，从 0 到最高分数</translation>
+    </message>
+    <message>
+        <source>one-to-one</source>
+        <translation>一对一</translation>
+    </message>
+    <message>
+        <source>one-to-many</source>
+        <translation>一对多</translation>
+    </message>
+    <message>
+        <source>Layer %1 (Detect, %2 branch): each anchor&apos;s best class score (the sigmoid of its class logits, maximum over the classes) at %3; one colour scale for every level, from 0 to the highest score</source>
+        <translation>第 %1 层（Detect，%2分支）：%3 上每个锚点的最佳类别分数（类别 logit 经 sigmoid 后在各类别中取最大值）；所有层级共用一个色标，从 0 到最高分数</translation>
     </message>
 </context>
 <context>

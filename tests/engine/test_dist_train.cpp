@@ -1,6 +1,8 @@
 // Whole distributed jobs through `ywb train world=2` (the launcher and its two rank processes, Gloo over
-// loopback): both ranks end with identical weights, pause and continue together, a resumed job relaunches its
-// ranks, several ranks need the launcher, and a lost rank is named while the other exits in time.
+// loopback): both ranks end with identical weights (YOLOv8, YOLO11 and YOLO26, whose one-to-one head branches
+// see detached features and train from their own loss term, with the same loss weights on every rank), pause
+// and continue together, a resumed job relaunches its ranks, several ranks need the launcher, and a lost rank
+// is named while the other exits in time.
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "dist/process_group_factory.h"
+#include "io/safetensors.h"
 #include "support/dist_env.h"
 #include "support/tiny_run.h"
 #include "ywb/dist.h"
@@ -59,10 +62,15 @@ class TestDistTrain : public QObject {
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("bn_layers");
     // Conv+BN blocks: yolov8n 57; yolo11n 81 (Ultralytics' yolo11n state dict has 81 `bn.weight` entries;
-    // its DWConvs and the attention's convolutions are Convs too).
+    // its DWConvs and the attention's convolutions are Convs too); yolo26n 114 (Ultralytics 8.4.52's yolo26n
+    // state dict, ../shared/fixtures/ultralytics84/loss-yolo26n-shapes-seed0-e0.safetensors, has 114
+    // `bn.weight` entries: 96 outside the head's one-to-one copies, 18 in them: one2one_cv2 2 Convs and
+    // one2one_cv3 4 Convs at each of 3 levels).
     QTest::newRow("plain BatchNorm") << false << QString("yolov8n.yaml") << 57;
     QTest::newRow("SyncBatchNorm") << true << QString("yolov8n.yaml") << 57;
     QTest::newRow("SyncBatchNorm yolo11n") << true << QString("yolo11n.yaml") << 81;
+    QTest::newRow("plain BatchNorm yolo26n") << false << QString("yolo26n.yaml") << 114;
+    QTest::newRow("SyncBatchNorm yolo26n") << true << QString("yolo26n.yaml") << 114;
   }
 
   void trainerTwoRanksThroughTheLauncher() {
@@ -90,6 +98,19 @@ class TestDistTrain : public QObject {
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out + err));
     QVERIFY2(out.contains("rank 0 of 2 (gloo"), qPrintable(out));
     QCOMPARE(out.contains(QString("SyncBatchNorm in %1 layers").arg(bn_layers)), sync_bn);
+    // Rank 0's checkpoint holds the EMA weights of every Conv+BN block (YOLO26's one-to-one copies too).
+    const ywb::SafetensorsFile last =
+        ywb::readSafetensors((dir.path() + "/ddp/weights/last.safetensors").toStdString());
+    int ema_bn = 0;
+    for (const auto& [key, t] : last.tensors)
+      ema_bn +=
+          key.rfind("ema.", 0) == 0 && key.size() > 9 && key.compare(key.size() - 9, 9, "bn.weight") == 0;
+    QCOMPARE(ema_bn, bn_layers);
+    // YOLO26: every rank trains the one epoch (epoch 0 of 1) with the schedule's first weights, o2m 0.8 and
+    // o2o 1 - 0.8 (O2mSchedule; checked against rank 0's on every rank).
+    const bool e2e = model.startsWith("yolo26");
+    QCOMPARE(out.contains("distributed: epoch 1's end-to-end loss weights o2m 0.8 / o2o 0.2 on all 2 ranks"),
+             e2e);
   }
 
   void pauseAndContinueAllRanks() {
@@ -123,17 +144,24 @@ class TestDistTrain : public QObject {
     QVERIFY2(out.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(out));
   }
 
+  void resumedMultiRankRunRelaunchesItsRanks_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("yolov8n") << QString("yolov8n.yaml");
+    QTest::newRow("yolo26n") << QString("yolo26n.yaml");
+  }
+
   void resumedMultiRankRunRelaunchesItsRanks() {
     // A world=2 run stopped after its first epoch is resumed with `resume=RUN` alone: the process layout
     // comes from the checkpoint's arguments (resolveTrainArgs), so the launcher starts 2 ranks again instead
     // of continuing in one process. 16 images, global batch 4, 2 epochs.
     if (!ywb::glooAvailable()) QSKIP("built without Gloo headers (libgloo-dev)");
+    QFETCH(QString, model);
     QTemporaryDir dir;
     const std::string data = makeShapes(dir.path(), 16, 4);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(YW_CLI_PATH,
-            twoRankTrain(data, dir.path(), "res", {"epochs=2", "val=false", "dist_timeout=60", "--json"}));
+    p.start(YW_CLI_PATH, twoRankTrain(data, dir.path(), "res",
+                                      {"epochs=2", "val=false", "dist_timeout=60", "--json"}, model));
     QVERIFY(p.waitForStarted());
     QString out;
     QVERIFY2(readUntil(p, out, "\"event\":\"epoch\"", 240000), qPrintable(out + p.readAllStandardError()));
@@ -158,6 +186,12 @@ class TestDistTrain : public QObject {
     QVERIFY2(rerr.contains("starting 2 ranks"), qPrintable(rerr));
     QVERIFY2(rout.contains("rank 0 of 2 (gloo"), qPrintable(rout));
     QVERIFY2(rout.contains("identical on all 2 ranks (max |difference| 0)"), qPrintable(rout));
+    // YOLO26: the resumed session trains epoch 2 of 2 with the schedule's last weights on both ranks:
+    // o2m = max(1 - 1/(2-1), 0) * (0.8 - 0.1) + 0.1 = 0.1, o2o = 1 - 0.1 = 0.9 (O2mSchedule).
+    const bool e2e = model.startsWith("yolo26");
+    QCOMPARE(rout.contains("distributed: epoch 2's end-to-end loss weights o2m 0.1 / o2o 0.9 on all 2 ranks"),
+             e2e);
+    QVERIFY2(!rout.contains("epoch 1's end-to-end"), qPrintable(rout));
   }
 
   void trainerRefusesSeveralRanksWithoutALauncher() {

@@ -1,13 +1,17 @@
 // Tests of Ultralytics 8.4's architecture (issue 32): YOLO26 from its YAML (parameter counts of both heads
 // and fused, as Ultralytics 8.4.52 reports them), the end-to-end head (one-to-one branches on detached
 // features, no DFL), SPPF's 8.4 form, NMS-free post-processing worked by hand, 8.4 checkpoints rebuilt as
-// their pickled modules say (../shared/fixtures/ultralytics84) and 8.3 ones unchanged, and the messages for
-// what cannot be built.
+// their pickled modules say (../shared/fixtures/ultralytics84) and 8.3 ones unchanged, the messages for
+// what cannot be built, and the head's score maps (Feature maps tab) against the detections of the same
+// weights.
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <opencv2/imgproc.hpp>
 #include <set>
 
+#include "data/image_io.h"
 #include "eval/end2end.h"
 #include "export/weights_export.h"
 #include "io/pt_architecture.h"
@@ -18,7 +22,10 @@
 #include "support/error_of.h"
 #include "train/model_loader.h"
 #include "ywb/error.h"
+#include "ywb/feature_maps.h"
+#include "ywb/inference.h"
 #include "ywb/model_info.h"
+#include "ywb/model_loading.h"
 #include "ywb/weights.h"
 
 using namespace ywb::model;
@@ -193,6 +200,93 @@ class TestModelYolo26 : public QObject {
     const auto m8 = ywb::export_detail::weightsMetadata({}, v8, {"a", "b"}, 128, "x.pt");
     QCOMPARE(m8.at(ywb::weights_key::kEnd2End), std::string("false"));
     QCOMPARE(m8.at(ywb::weights_key::kRegMax), std::string("16"));
+  }
+
+  // The head's maps (ywb::extractHeadScoreMaps) of Ultralytics 8.4's own checkpoints on a real shapes val
+  // image (128x112): letterboxed at the trained size 128 to 128x128 (8 grey rows above and below), so the
+  // levels are 128/8, 128/16, 128/32 = 16, 8, 4 cells a side. Independently, `ywb predict` (its own
+  // letterbox, decode and post-processing: top-k for the one-to-one branch, NMS for the one-to-many one)
+  // finds the image's top detection: its score is the maps' maximum, and the anchor of the maximum (cell
+  // centre (x + 0.5) * stride, minus the 8-row offset) lies inside its box.
+  void headScoreMapsMatchTheTopDetection() {
+    const std::string image = kUltra + "/shapes/images/val/val_00000.jpg";
+    int ow = 0, oh = 0;
+    cv::Mat rgb;
+    cv::cvtColor(ywb::loadImage(image, 0, /*fast=*/false, &ow, &oh), rgb, cv::COLOR_BGR2RGB);
+    QCOMPARE(ow, 128);
+    QCOMPARE(oh, 112);
+    const ywb::RgbView view{rgb.cols, rgb.rows, rgb.data, int64_t(rgb.step)};
+    const struct {
+      std::string weights;
+      ywb::HeadBranch branch;
+    } cases[] = {{kUltra84 + "/yolo26n-shapes.pt", ywb::HeadBranch::OneToOne},
+                 {kUltra84 + "/yolo26n-shapes.pt", ywb::HeadBranch::OneToMany},
+                 {kUltra84 + "/yolov8n-shapes.pt", ywb::HeadBranch::OneToMany}};
+    for (const auto& c : cases) {
+      const bool o2o = c.branch == ywb::HeadBranch::OneToOne;
+      const bool yolo26 = c.weights.find("yolo26") != std::string::npos;
+      const std::string what = c.weights + (o2o ? " one-to-one" : " one-to-many");
+      ywb::ModelHandle h = ywb::loadModelHandle(c.weights);
+      QCOMPARE(h.endToEnd(), yolo26);
+      QCOMPARE(h.headLayer(), yolo26 ? 23 : 22);  // yolo26.yaml: layers 0..23; yolov8.yaml: 0..22
+      const std::vector<ywb::FeatureMap> maps = ywb::extractHeadScoreMaps(h, view, c.branch, 128);
+      QCOMPARE(maps.size(), size_t(3));
+      float best = -1;
+      int best_level = -1, best_x = -1, best_y = -1;
+      for (size_t l = 0; l < maps.size(); ++l) {
+        const ywb::FeatureMap& m = maps[l];
+        QCOMPARE(m.stride, 8 << l);
+        QCOMPARE(m.height, 128 / m.stride);
+        QCOMPARE(m.width, 128 / m.stride);
+        QCOMPARE(m.channels, 1);
+        QCOMPARE(m.layer, h.headLayer());
+        QCOMPARE(m.module, std::string("Detect"));
+        for (int y = 0; y < m.height; ++y) {
+          for (int x = 0; x < m.width; ++x) {
+            const float v = m.data[size_t(y * m.width + x)];
+            QVERIFY(v >= 0 && v <= 1);  // a sigmoid
+            if (v <= best) continue;
+            best = v;
+            best_level = int(l);
+            best_x = x;
+            best_y = y;
+          }
+        }
+      }
+      ywb::PredictOptions po;
+      po.weights = c.weights;
+      po.source = image;
+      po.imgsz = 128;
+      po.conf = 0.001;
+      po.save_txt = false;
+      po.end2end = o2o;
+      const ywb::PredictReport rep = ywb::predictImages(po);
+      QCOMPARE(rep.images.size(), size_t(1));
+      const auto& boxes = rep.images[0].boxes;
+      QVERIFY2(!boxes.empty(), what.c_str());
+      const ywb::DetBox top =
+          *std::max_element(boxes.begin(), boxes.end(),
+                            [](const ywb::DetBox& a, const ywb::DetBox& b) { return a.score < b.score; });
+      const int stride = maps[size_t(best_level)].stride;
+      const double cx = (best_x + 0.5) * stride, cy = (best_y + 0.5) * stride - 8;
+      qInfo(
+          "%s: best score %.5f at P%d (%d, %d), anchor (%.0f, %.0f); top detection %.5f class %d box (%.1f, "
+          "%.1f, %.1f, %.1f)",
+          what.c_str(), double(best), best_level + 3, best_x, best_y, cx, cy, double(top.score), top.cls,
+          double(top.x1), double(top.y1), double(top.x2), double(top.y2));
+      QVERIFY2(std::abs(top.score - best) <= 1e-4, what.c_str());
+      QVERIFY2(cx >= top.x1 && cx <= top.x2 && cy >= top.y1 && cy <= top.y2, what.c_str());
+    }
+    // Another size gives other shapes: 192 -> 192x168 padded to 192x192 (a multiple of 32): 24, 12, 6 cells.
+    ywb::ModelHandle y26 = ywb::loadModelHandle(kUltra84 + "/yolo26n-shapes.pt");
+    const auto at192 = ywb::extractHeadScoreMaps(y26, view, ywb::HeadBranch::OneToOne, 192);
+    QCOMPARE(at192[0].height, 24);
+    QCOMPARE(at192[1].height, 12);
+    QCOMPARE(at192[2].width, 6);
+    // A model without a one-to-one branch says so.
+    ywb::ModelHandle v8 = ywb::loadModelHandle(kUltra84 + "/yolov8n-shapes.pt");
+    const QString e = qErrorOf([&] { ywb::extractHeadScoreMaps(v8, view, ywb::HeadBranch::OneToOne, 128); });
+    QVERIFY2(e.contains("no one-to-one branch"), qPrintable(e));
   }
 
   // What cannot be built is named: a module the checkpoint holds, a YAML argument, a module name.

@@ -1,5 +1,6 @@
 // Unit tests of the trainer's arithmetic: LR schedule and warmup, accumulation, parameter groups, the
-// `auto` optimizer rule, EMA, the loss scaler, run folders and results.csv, and training arguments.
+// `auto` optimizer rule, EMA, the loss scaler, run folders and results.csv, training arguments, and AutoBatch
+// (its search on a fake GPU's readings; its trial step, a real yolo26n step, under the real probe).
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/torch.h>
 #include <QTemporaryDir>
@@ -12,7 +13,10 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/threads.h"
+#include "loss/o2m_schedule.h"
+#include "model/detection_model.h"
 #include "train/auto_batch.h"
+#include "train/auto_batch_step.h"
 #include "train/epoch_decision.h"
 #include "train/grad_clip.h"
 #include "train/grad_scaler.h"
@@ -138,6 +142,55 @@ class TestTrainParts : public QObject {
       FakeGpu flat(80 * GiB, 2 * GiB, 0, 0);
       QVERIFY(ywb::chooseBatch(flat).fallback);
     }
+  }
+
+  void autoBatchTrialsRunTheWholeYolo26Step() {
+    // chooseBatch over the real probe (StepProbe on AutoBatchStep) of a yolo26n on this CPU; only the GPU's
+    // memory readings are faked (NVML cannot run here): 2 GiB + 0.5 GiB per image of 80 GiB, so 92 images
+    // as in autoBatchFitsTheMemoryLine. Each reading comes right after a trial, so it also sees that trial's
+    // gradients. The one-to-one branches (one2one_*) work on detached features, so they get gradients only
+    // from the one-to-one part of the end-to-end loss: its class term (BCE over every anchor) reaches every
+    // one2one_cv3 parameter, its box terms one2one_cv2 only at the levels where a box was assigned (one
+    // anchor per box: not every level in every step). The backbone and the one-to-many branches get theirs
+    // from the one-to-many part. A trial that ran the one-to-many maps alone would leave every one2one_* at
+    // zero.
+    const int64_t GiB = 1LL << 30;
+    torch::manual_seed(0);
+    ywb::AutoBatchStep step(ywb::model::buildModel("yolo26n.yaml", 3), 64, /*amp=*/false);
+    QVERIFY(step.loss().endToEnd());
+    int trials = 0, whole_steps = 0;
+    ywb::StepProbe::Memory memory;
+    memory.total = [&] { return 80 * GiB; };
+    memory.before_trial = [&] { ++trials; };
+    memory.used = [&]() -> int64_t {
+      int64_t o2o_cls = 0, o2o_box = 0, zero = 0;
+      for (const auto& p : step.model()->named_parameters()) {
+        const bool has = p.value().grad().defined() && p.value().grad().abs().max().item<double>() > 0;
+        if (p.key().find(".one2one_cv2.") != std::string::npos) {
+          o2o_box += has;
+          continue;
+        }
+        o2o_cls += p.key().find(".one2one_cv3.") != std::string::npos;
+        zero += !has;
+      }
+      if (o2o_cls > 0 && o2o_box > 0 && zero == 0) ++whole_steps;
+      const int64_t batch = int64_t(1) << (trials - 1);  // chooseBatch tries 1, 2, 4, 8, 16
+      return 2 * GiB + GiB / 2 * batch;
+    };
+    ywb::StepProbe probe(step, memory);
+    const ywb::AutoBatchResult r = ywb::chooseBatch(probe);
+    QCOMPARE(trials, 5);
+    QCOMPARE(whole_steps, 5);  // every trial reached both branches
+    QCOMPARE(r.batch, 92);
+    // The trial's loss is the trainer's: ModelLoss of both branches at the first epoch's o2m weight (0.8).
+    const ywb::AutoBatchStep::Inputs in = step.inputs(2);
+    const double trial_loss = step.run(in).item<double>();
+    torch::NoGradGuard no_grad;
+    const double trainer_loss =
+        step.loss()(step.model()->forwardHeads(in.images), in.targets, ywb::loss::O2mSchedule::kStart)
+            .total.item<double>();
+    QCOMPARE(trial_loss, trainer_loss);
+    QVERIFY(trial_loss > 0);
   }
 
   void lrFactorLinearAndCosine() {

@@ -130,8 +130,9 @@ class TestOpenPath : public QObject {
     fm->compute();
     QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 60000);
     QVERIFY(shown.first().first().toBool());
-    // resources/models/yolov8.yaml: 23 layers (0..22), the last the Detect head, which is not tappable.
-    QCOMPARE(fm->layers()->count(), 22);
+    // resources/models/yolov8.yaml: 23 layers (0..22): 22 layers' outputs, then one entry for the Detect
+    // head's score maps (a single, one-to-many head).
+    QCOMPARE(fm->layers()->count(), 23);
     QVERIFY(!fm->mosaic().isNull());
     // At the size the checkpoint was trained at (its train_args: imgsz 128, `ywb weights info`), as `ywb val`
     // and `ywb predict` use it: layer 0 (stride 2) of a 128-px letterbox is at most 64 px wide.

@@ -1,10 +1,11 @@
 // YOLO26 in the GUI (issue 32, part 7), on real files: the model field offers every YOLO26 scale (the
 // engine's list); the Predictions tab validates Ultralytics 8.4's own yolo26n-shapes.pt on both paths
 // (NMS-free from the one-to-one head, Ultralytics' number; the one-to-many head with NMS, a different but
-// sane number) and says which path it took; Feature maps opens the same checkpoint and lists its layers; and
-// a tiny YOLO26 run started from the Training tab shows its one-to-one losses ("dfl / L1": no DFL with
-// reg_max 1) and the o2m weight moving 0.80 -> 0.10, live and read back from its results.csv. Screenshots
-// (looked at, not compared) go to build/<preset>/screenshots/yolo26_*.png.
+// sane number) and says which path it took; Feature maps opens the same checkpoint, lists its layers and
+// shows its head's best-class-score maps for both branches (the engine's numbers; and a YOLOv8's single
+// head); and a tiny YOLO26 run started from the Training tab shows its one-to-one losses ("dfl / L1": no DFL
+// with reg_max 1) and the o2m weight moving 0.80 -> 0.10, live and read back from its results.csv.
+// Screenshots (looked at, not compared) go to build/<preset>/screenshots/yolo26_*.png.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -17,8 +18,10 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -31,7 +34,9 @@
 #include "support/tiny_run.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/feature_maps.h"
 #include "ywb/model_info.h"
+#include "ywb/model_loading.h"
 #include "ywb/results_csv.h"
 
 namespace {
@@ -43,6 +48,33 @@ QString shotsDir() {
   const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
   QDir().mkpath(shots);
   return shots;
+}
+
+// The engine's head maps of `weights` on `image`, decoded as the Feature maps tab decodes it (QImage,
+// RGB888).
+std::vector<ywb::FeatureMap> engineHeadMaps(const QString& weights, const QString& image, ywb::HeadBranch b) {
+  ywb::ModelHandle h = ywb::loadModelHandle(weights.toStdString());
+  const QImage rgb = QImage(image).convertToFormat(QImage::Format_RGB888);
+  const ywb::RgbView view{rgb.width(), rgb.height(), rgb.constBits(), rgb.bytesPerLine()};
+  return ywb::extractHeadScoreMaps(h, view, b, 128);
+}
+
+// The per-level maxima the tab's table shows (column Max), and what the engine's maps give, as it prints
+// them.
+QStringList tableMaxima(const QTableWidget* t) {
+  QStringList out;
+  for (int r = 0; r < t->rowCount(); ++r) out << t->item(r, 0)->text() + " " + t->item(r, 4)->text();
+  return out;
+}
+QStringList engineMaxima(const std::vector<ywb::FeatureMap>& maps) {
+  QStringList out;
+  for (const auto& m : maps)
+    out << QString("P%1 %2")
+               .arg(m.stride == 8    ? 3
+                    : m.stride == 16 ? 4
+                                     : 5)
+               .arg(QString::number(*std::max_element(m.data.begin(), m.data.end()), 'g', 4));
+  return out;
 }
 
 // Ultralytics' own mAP50-95 of yolo26n-shapes.pt (pycocotools on its detections; expected.json's stats[0]).
@@ -138,8 +170,8 @@ class TestYolo26Gui : public QObject {
     QTest::qWait(100);
     QVERIFY(w.grab().save(shotsDir() + "/yolo26_predictions_nms.png"));
 
-    // Feature maps: the checkpoint's layers (yolo26.yaml: 0..22 and the Detect head 23, not tappable), at
-    // the size it was trained at (128); layer 22 is the C3k2 with attention.
+    // Feature maps: the checkpoint's layers (yolo26.yaml: 0..22, then the Detect head 23's two entries, one
+    // per branch), at the size it was trained at (128); layer 22 is the C3k2 with attention.
     auto* fm = w.featureMaps();
     QSignalSpy shown(fm, &ywb::gui::FeatureMapsTab::shown);
     fm->setWeights(pt);
@@ -148,7 +180,7 @@ class TestYolo26Gui : public QObject {
     fm->setImage(image);
     fm->setLayer(22);
     w.tabs()->setCurrentWidget(fm);
-    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && fm->layers()->count() == 23, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && fm->layers()->count() == 25, 60000);
     QVERIFY(shown.last().first().toBool());
     QCOMPARE(fm->findChild<QSpinBox*>("fmImgsz")->value(), 128);
     QVERIFY2(fm->layers()->itemText(22).startsWith("22  C3k2"), qPrintable(fm->layers()->itemText(22)));
@@ -157,6 +189,54 @@ class TestYolo26Gui : public QObject {
     QVERIFY(!fm->mosaic().isNull());
     QTest::qWait(100);
     QVERIFY(w.grab().save(shotsDir() + "/yolo26_feature_maps.png"));
+  }
+
+  void featureMapsShowTheHeadOfBothBranches() {
+    // The Detect head's entries for Ultralytics 8.4's yolo26n-shapes.pt (layer 23, after layers 0..22): one
+    // per branch, one-to-one first, each the P3, P4, P5 best-class-score maps, at the trained size 128: 128 /
+    // 8, 16, 32 = 16, 8, 4 cells a side. The table's per-level maxima are the engine's for the same pixels;
+    // the branches have different weights, so their maps differ. Then an 8.4 YOLOv8n: one head, one entry.
+    const QString y26 = kUltra84 + "/yolo26n-shapes.pt", v8 = kUltra84 + "/yolov8n-shapes.pt";
+    const QString image = kShapes + "/images/val/val_00000.jpg";
+    ywb::gui::FeatureMapsTab fm;
+    fm.resize(1200, 700);
+    fm.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fm));
+    auto* status = fm.findChild<QLabel*>("fmStatus");
+    fm.setWeights(y26);
+    fm.setImage(image);
+    fm.setHeadMaps(ywb::HeadBranch::OneToOne);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith("Layer 23 (Detect, one-to-one branch)"), 60000);
+    QVERIFY2(status->text().contains("P3 16x16, P4 8x8, P5 4x4"), qPrintable(status->text()));
+    QCOMPARE(fm.layers()->count(), 25);
+    QCOMPARE(fm.layers()->currentIndex(), 23);
+    QCOMPARE(fm.layers()->itemText(23),
+             QString("23  Detect  one-to-one: best class score  1x16x16, 1x8x8, 1x4x4"));
+    QCOMPARE(fm.layers()->itemText(24),
+             QString("23  Detect  one-to-many: best class score  1x16x16, 1x8x8, 1x4x4"));
+    const QStringList o2o = tableMaxima(fm.stats());
+    QCOMPARE(o2o, engineMaxima(engineHeadMaps(y26, image, ywb::HeadBranch::OneToOne)));
+    QTest::qWait(100);
+    QVERIFY(fm.grab().save(shotsDir() + "/yolo26_feature_maps_head_one2one.png"));
+
+    fm.setHeadMaps(ywb::HeadBranch::OneToMany);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith("Layer 23 (Detect, one-to-many branch)"), 60000);
+    QCOMPARE(fm.layers()->currentIndex(), 24);
+    const QStringList o2m = tableMaxima(fm.stats());
+    QCOMPARE(o2m, engineMaxima(engineHeadMaps(y26, image, ywb::HeadBranch::OneToMany)));
+    QVERIFY2(o2m != o2o, qPrintable(o2m.join(", ")));
+    QTest::qWait(100);
+    QVERIFY(fm.grab().save(shotsDir() + "/yolo26_feature_maps_head_one2many.png"));
+
+    // A YOLOv8n: 22 layers' outputs and its one head entry, which the one-to-one choice falls back to.
+    fm.setHeadMaps(ywb::HeadBranch::OneToOne);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith("Layer 23 (Detect, one-to-one branch)"), 60000);
+    fm.setWeights(v8);
+    fm.compute();
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith("Layer 22 (Detect): "), 60000);
+    QCOMPARE(fm.layers()->count(), 23);
+    QCOMPARE(fm.layers()->itemText(22), QString("22  Detect  best class score  1x16x16, 1x8x8, 1x4x4"));
+    QCOMPARE(tableMaxima(fm.stats()), engineMaxima(engineHeadMaps(v8, image, ywb::HeadBranch::OneToMany)));
   }
 
   void yolo26TrainsFromTheGuiWithItsO2mWeightShown() {

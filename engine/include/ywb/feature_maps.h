@@ -1,4 +1,5 @@
-// Feature maps of a YOLO model for one image, as plain float buffers (the GUI's Feature maps tab).
+// Feature maps of a YOLO model for one image, and its head's per-level class-score maps, as plain float
+// buffers (the GUI's Feature maps tab).
 // Torch-free. Thread rules: a ModelHandle is used by one thread at a time; distinct handles are independent.
 #pragma once
 #include <cstdint>
@@ -15,7 +16,13 @@ struct FeatureMap {
   int layer = 0, channels = 0, height = 0, width = 0;
   std::string module;  ///< "Conv", "C2f", ...
   std::vector<float> data;
+  int stride =
+      0;  ///< a head score map's level stride (8, 16, 32; extractHeadScoreMaps); 0 for a layer's output
 };
+
+/// A branch of a detection head: every model's one-to-many branch (the one NMS follows), or an end-to-end
+/// head's one-to-one branch (YOLO26: inference without NMS).
+enum class HeadBranch { OneToMany, OneToOne };
 
 /// A view of an 8-bit RGB image in memory (not owned), row-major, 3 bytes per pixel.
 struct RgbView {
@@ -37,6 +44,10 @@ class ModelHandle {
 
   /// Number of layers that can be tapped (all but the Detect head).
   int tappableLayers() const;
+  /// Index of the Detect head, the last layer (its maps: extractHeadScoreMaps).
+  int headLayer() const { return tappableLayers(); }
+  /// Whether the head has one-to-one branches beside its one-to-many ones (YOLO26).
+  bool endToEnd() const;
   /// Module name of layer i ("Conv", "C2f", ...).
   std::string layerModule(int layer) const;
   /// The model's layer table (index, module, output channels and stride, ...), as ywb::modelInfo lists it;
@@ -53,5 +64,12 @@ class ModelHandle {
 /// output in the order asked. Throws ywb::Error for an empty image or a layer out of range.
 std::vector<FeatureMap> extractFeatureMaps(ModelHandle& model, const RgbView& image,
                                            const std::vector<int>& layers, int imgsz = 640);
+
+/// The head's class-score maps for `image`, letterboxed as extractFeatureMaps does: per level (P3, P4, P5:
+/// strides 8, 16, 32) one channel [1, H/stride, W/stride] holding each anchor's best class score (the
+/// maximum over classes of the sigmoid of the class logits) from `branch`. Throws ywb::Error as
+/// extractFeatureMaps does, and for HeadBranch::OneToOne on a model that is not end-to-end.
+std::vector<FeatureMap> extractHeadScoreMaps(ModelHandle& model, const RgbView& image, HeadBranch branch,
+                                             int imgsz = 640);
 
 }  // namespace ywb

@@ -53,7 +53,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
   auto* ib = new QPushButton(tr("Browse..."), this);
   layer_ = new QComboBox(this);
   layer_->setObjectName("fmLayer");
-  layer_->setMinimumContentsLength(22);
+  layer_->setMinimumContentsLength(34);  // the head entries ("23  Detect  one-to-one: best class score") fit
   layer_->setToolTip(tr("Layer: index, module and output shape (channels x height x width) at the imgsz"));
   imgsz_ = new QSpinBox(this);
   imgsz_->setObjectName("fmImgsz");

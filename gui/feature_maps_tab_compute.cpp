@@ -12,7 +12,6 @@
 #include <QPointer>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QThread>
 #include <QTime>
 #include <QTimer>
 #include <cmath>
@@ -69,7 +68,7 @@ void FeatureMapsTab::loadLayersAsync() {
   if (key == model_key_ || busy_) return;
   busy_ = true;
   QPointer<FeatureMapsTab> self(this);
-  QThread* t = QThread::create([self, key, weights, yaml = model_yaml_] {
+  workers_.start("ywb-feature-maps-load", [self, key, weights, yaml = model_yaml_] {
     Result r;
     r.key = key;
     try {
@@ -97,9 +96,6 @@ void FeatureMapsTab::loadLayersAsync() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  worker_ = t;
-  t->start();
 }
 
 void FeatureMapsTab::compute() {
@@ -128,7 +124,7 @@ void FeatureMapsTab::compute() {
   }
   const int layer = layer_->count() ? layer_->currentData().toInt() : wanted_layer_, imgsz = imgsz_->value();
   QPointer<FeatureMapsTab> self(this);
-  QThread* t = QThread::create([self, cached, key, weights, yaml = model_yaml_, img, layer, imgsz] {
+  workers_.start("ywb-feature-maps", [self, cached, key, weights, yaml = model_yaml_, img, layer, imgsz] {
     Result r;
     r.key = key;
     try {
@@ -155,9 +151,6 @@ void FeatureMapsTab::compute() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  worker_ = t;
-  t->start();
 }
 
 void FeatureMapsTab::showResult(const Result& r) {

@@ -25,9 +25,17 @@ else()
     find_library(YW_OPENCV_${_m} opencv_${_m} REQUIRED)
     list(APPEND _cv_libs ${YW_OPENCV_${_m}})
   endforeach()
-  # imgcodecs (other image formats) and dnn (ONNX cross-check) are optional: GPU servers may lack them.
+  # imgcodecs (other image formats) and dnn (ONNX cross-check) are optional: GPU servers may lack them. A
+  # module counts only where core's library and headers are, with both its own: another OpenCV elsewhere on
+  # the machine (a system one beside the private prefix of installer/gpu-check.sh) does not lend its library
+  # to these headers.
+  get_filename_component(_cv_libdir "${YW_OPENCV_core}" DIRECTORY)
   foreach(_m imgcodecs dnn)
-    find_library(YW_OPENCV_${_m} opencv_${_m})
+    find_library(YW_OPENCV_${_m} opencv_${_m} HINTS "${_cv_libdir}" NO_DEFAULT_PATH)
+    get_filename_component(_dir "${YW_OPENCV_${_m}}" DIRECTORY)
+    if(YW_OPENCV_${_m} AND (NOT _dir STREQUAL _cv_libdir OR NOT EXISTS "${YW_OPENCV_INCLUDE}/opencv2/${_m}.hpp"))
+      set(YW_OPENCV_${_m} "YW_OPENCV_${_m}-NOTFOUND" CACHE FILEPATH "OpenCV ${_m} (not beside core)" FORCE)
+    endif()
     if(YW_OPENCV_${_m})
       list(APPEND _cv_libs ${YW_OPENCV_${_m}})
       string(TOUPPER ${_m} _M)

@@ -10,7 +10,6 @@
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QSpinBox>
-#include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -83,7 +82,9 @@ AugmentationTab::AugmentationTab(TrainArgsModel* model, QWidget* parent)
   showModel();
 }
 
-AugmentationTab::~AugmentationTab() = default;
+AugmentationTab::~AugmentationTab() {
+  workers_.cancelAndWait();  // a render's result must not arrive at a destroyed tab
+}
 
 void AugmentationTab::setDataset(const QString& yaml) {
   if (yaml == yaml_) return;
@@ -152,7 +153,7 @@ void AugmentationTab::startRender() {
   renderer_yaml_ = yaml_;
   QPointer<AugmentationTab> self(this);
   auto holder = std::make_shared<std::shared_ptr<ywb::PreviewRenderer>>(renderer_);
-  QThread* t = QThread::create([self, holder, o, yaml = yaml_] {
+  workers_.start("ywb-augment-preview", [self, holder, o, yaml = yaml_] {
     QElapsedTimer clock;
     clock.start();
     QImage image;
@@ -174,8 +175,6 @@ void AugmentationTab::startRender() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  t->start();
 }
 
 void AugmentationTab::finishRender(const QImage& image, const QString& error, double ms) {

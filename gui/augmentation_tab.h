@@ -2,7 +2,8 @@
 // keeps the dataset scan), re-rendered on every parameter change and on "reroll". Renders run on a worker
 // thread; changes made while one renders coalesce into one follow-up render. Its settings are a view of the
 // TrainArgsModel it shares with the Hyperparameters tab.
-// Thread rules: GUI thread; the renderer object is only touched by the render thread.
+// Thread rules: GUI thread; the renderer object is only touched by the render thread, which closing the tab
+// waits for.
 #pragma once
 #include <QHash>
 #include <QImage>
@@ -11,6 +12,7 @@
 #include <memory>
 
 #include "train_args_model.h"
+#include "worker_threads.h"
 #include "ywb/augment.h"
 #include "ywb/train_args.h"
 
@@ -18,7 +20,6 @@ class QDoubleSpinBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
-class QThreadPool;
 
 namespace ywb {
 class PreviewRenderer;
@@ -74,6 +75,7 @@ class AugmentationTab : public QWidget {
   int renders_ = 0;
   double last_ms_ = 0;
   TrainArgsModel* model_ = nullptr;
+  WorkerThreads workers_;  // the render under way
 };
 
 }  // namespace ywb::gui

@@ -12,7 +12,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
-#include <QThread>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -139,6 +138,10 @@ DatasetTab::DatasetTab(QWidget* parent) : QWidget(parent) {
   });
 }
 
+DatasetTab::~DatasetTab() {
+  workers_.cancelAndWait();  // a scan's result must not arrive at a destroyed tab
+}
+
 void DatasetTab::chooseDataset() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open dataset"), QString(), tr("Dataset YAML (*.yaml *.yml)"));
@@ -174,7 +177,7 @@ void DatasetTab::createFromFolder(const QString& folder, bool overwrite, const Q
   for (const QString& n : names) o.names.push_back(n.toStdString());
   QPointer<DatasetTab> self(this);
   // Reading every label file of a large dataset takes a while: off the GUI thread.
-  QThread* t = QThread::create([self, o] {
+  workers_.start("ywb-dataset-init", [self, o] {
     QString yaml, text, error;
     try {
       const ywb::DatasetInitReport r = ywb::initDatasetYaml(o);
@@ -199,8 +202,6 @@ void DatasetTab::createFromFolder(const QString& folder, bool overwrite, const Q
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  t->start();
 }
 
 void DatasetTab::rememberRecent(const QString& yaml) {
@@ -221,7 +222,7 @@ void DatasetTab::openDataset(const QString& yaml) {
   summary_->setText(tr("Scanning %1 ...").arg(yaml_));
   const int gen = ++generation_;
   QPointer<DatasetTab> self(this);
-  QThread* t = QThread::create([self, gen, path = yaml_] {
+  workers_.start("ywb-dataset-scan", [self, gen, path = yaml_] {
     Scan scan;
     scan.generation = gen;
     scan.yaml = path;
@@ -247,8 +248,6 @@ void DatasetTab::openDataset(const QString& yaml) {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  t->start();
 }
 
 void DatasetTab::showScan(const Scan& scan) {

@@ -2,12 +2,13 @@
 // with every problem (double-click opens the image), the class histogram, a box width/height scatter and an
 // image browser (per split: file name, status, box count) with ground-truth boxes. Everything comes from the
 // engine's listing (ywb::listDataset: its own scan, path rule and label parser). Thread rules: GUI thread;
-// the scan runs on a worker thread and reports back queued.
+// the scan runs on a worker thread and reports back queued; closing the tab waits for it.
 #pragma once
 #include <QStringList>
 #include <QWidget>
 #include <memory>
 
+#include "worker_threads.h"
 #include "ywb/dataset_listing.h"
 
 class QComboBox;
@@ -24,6 +25,7 @@ class DatasetTab : public QWidget {
   Q_OBJECT
  public:
   explicit DatasetTab(QWidget* parent = nullptr);
+  ~DatasetTab() override;
   /// Opens and scans a data.yaml (asynchronously; datasetScanned follows).
   void openDataset(const QString& yaml);
   /// Writes a data.yaml for a folder of images and labels (off the GUI thread; see ywb::initDatasetYaml),
@@ -68,7 +70,8 @@ class DatasetTab : public QWidget {
   QTreeWidget* images_ = nullptr;
   std::shared_ptr<const ywb::DatasetListing> listing_;
   BoxImageView* viewer_ = nullptr;
-  int generation_ = 0;  // ignores results of a scan superseded by a newer one
+  int generation_ = 0;     // ignores results of a scan superseded by a newer one
+  WorkerThreads workers_;  // scans and data.yaml creation under way
 };
 
 }  // namespace ywb::gui

@@ -14,7 +14,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <QTime>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -140,7 +139,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
 FeatureMapsTab::~FeatureMapsTab() {
   // A worker still building or running a model must not outlive the tab: at exit it would run on while
   // LibTorch's statics are torn down (seen: heap corruption, then a hang in the crash handler).
-  if (worker_) worker_->wait();
+  workers_.cancelAndWait();
 }
 
 void FeatureMapsTab::showMosaic() {

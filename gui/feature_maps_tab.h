@@ -10,13 +10,12 @@
 // Thread rules: GUI thread; the model handle is only used by one worker at a time (busy flag).
 #pragma once
 #include <QImage>
-#include <QPointer>
-#include <QThread>
 #include <QWidget>
 #include <functional>
 #include <memory>
 #include <vector>
 
+#include "worker_threads.h"
 #include "ywb/feature_maps.h"
 #include "ywb/model_info.h"
 
@@ -89,7 +88,7 @@ class FeatureMapsTab : public QWidget {
   QComboBox* weights_box_ = nullptr;  // editable: a path, or an official name from its list
   QLineEdit* weights_ = nullptr;      // the chooser's text field
   bool resolving_ = false;            // a download dialog is open (its event loop may call back in)
-  QPointer<QThread> worker_;          // the one model load or computation under way (busy_), joined on close
+  WorkerThreads workers_;             // the one model load or computation under way (busy_), joined on close
   QLineEdit* image_ = nullptr;
   QComboBox* layer_ = nullptr;
   int wanted_layer_ = 0;  // kept while the list is being (re)filled

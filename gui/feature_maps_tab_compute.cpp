@@ -13,7 +13,6 @@
 #include <QPointer>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QThread>
 #include <QTime>
 #include <QTimer>
 #include <cmath>
@@ -65,7 +64,7 @@ void FeatureMapsTab::loadLayersAsync() {
   if (key == model_key_ || busy_) return;
   busy_ = true;
   QPointer<FeatureMapsTab> self(this);
-  QThread* t = QThread::create([self, key, weights, yaml = model_yaml_] {
+  workers_.start("ywb-feature-maps-load", [self, key, weights, yaml = model_yaml_] {
     Result r;
     r.key = key;
     try {
@@ -95,9 +94,6 @@ void FeatureMapsTab::loadLayersAsync() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  worker_ = t;
-  t->start();
 }
 
 void FeatureMapsTab::compute() {
@@ -127,44 +123,42 @@ void FeatureMapsTab::compute() {
   const int layer = layer_->count() ? layer_->currentData().toInt() : wanted_layer_, imgsz = imgsz_->value();
   const int head = layer_->count() ? layer_->currentData(kHeadBranchRole).toInt() : wanted_head_;
   QPointer<FeatureMapsTab> self(this);
-  QThread* t = QThread::create([self, cached, key, weights, yaml = model_yaml_, img, layer, head, imgsz] {
-    Result r;
-    r.key = key;
-    try {
-      r.model = cached;
-      r.imgsz = imgsz;
-      if (!r.model) r.model = loadModel(weights, yaml, &r.trained_imgsz);
-      r.layers = r.model->tappableLayers();
-      r.table = r.model->layerTable();
-      r.end2end = r.model->endToEnd();
-      const QImage rgb = img.convertToFormat(QImage::Format_RGB888);
-      ywb::RgbView in;
-      in.width = rgb.width();
-      in.height = rgb.height();
-      in.pixels = rgb.constBits();
-      in.row_bytes = rgb.bytesPerLine();
-      if (head >= 0) {
-        // Weights without a one-to-one branch (loaded since the entry was picked) show their only head.
-        const auto branch = r.end2end ? ywb::HeadBranch(head) : ywb::HeadBranch::OneToMany;
-        r.head = ywb::extractHeadScoreMaps(*r.model, in, branch, imgsz);
-        r.head_branch = int(branch);
-      } else {
-        auto maps = ywb::extractFeatureMaps(*r.model, in, {std::min(layer, r.layers - 1)}, imgsz);
-        if (!maps.empty()) r.map = std::move(maps.front());
-      }
-    } catch (const std::exception& e) {
-      r.error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(
-        self,
-        [self, r] {
-          if (self) self->showResult(r);
-        },
-        Qt::QueuedConnection);
-  });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  worker_ = t;
-  t->start();
+  workers_.start(
+      "ywb-feature-maps", [self, cached, key, weights, yaml = model_yaml_, img, layer, head, imgsz] {
+        Result r;
+        r.key = key;
+        try {
+          r.model = cached;
+          r.imgsz = imgsz;
+          if (!r.model) r.model = loadModel(weights, yaml, &r.trained_imgsz);
+          r.layers = r.model->tappableLayers();
+          r.table = r.model->layerTable();
+          r.end2end = r.model->endToEnd();
+          const QImage rgb = img.convertToFormat(QImage::Format_RGB888);
+          ywb::RgbView in;
+          in.width = rgb.width();
+          in.height = rgb.height();
+          in.pixels = rgb.constBits();
+          in.row_bytes = rgb.bytesPerLine();
+          if (head >= 0) {
+            // Weights without a one-to-one branch (loaded since the entry was picked) show their only head.
+            const auto branch = r.end2end ? ywb::HeadBranch(head) : ywb::HeadBranch::OneToMany;
+            r.head = ywb::extractHeadScoreMaps(*r.model, in, branch, imgsz);
+            r.head_branch = int(branch);
+          } else {
+            auto maps = ywb::extractFeatureMaps(*r.model, in, {std::min(layer, r.layers - 1)}, imgsz);
+            if (!maps.empty()) r.map = std::move(maps.front());
+          }
+        } catch (const std::exception& e) {
+          r.error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(
+            self,
+            [self, r] {
+              if (self) self->showResult(r);
+            },
+            Qt::QueuedConnection);
+      });
 }
 
 void FeatureMapsTab::showResult(const Result& r) {

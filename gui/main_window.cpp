@@ -13,7 +13,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThread>
 
 #include "augmentation_tab.h"
 #include "dataset_tab.h"
@@ -47,7 +46,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   log_->appendLine(tr("YOLO Workbench %1 started").arg(ywb::kVersion));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  workers_.cancelAndWait();  // before the tabs go: the quick start opens its dataset in them
+}
 
 void MainWindow::buildTabs() {
   tabs_ = new QTabWidget(this);
@@ -243,7 +244,7 @@ void MainWindow::startQuickStart(const QString& dataset_folder) {
   log_->appendLine(msg);
   statusBar()->showMessage(msg);
   QPointer<MainWindow> self(this);
-  QThread* t = QThread::create([self, q, yaml] {
+  workers_.start("ywb-quick-start", [self, q, yaml] {
     QString error;
     try {
       ywb::synthesizeDataset(q.dataset);
@@ -261,8 +262,6 @@ void MainWindow::startQuickStart(const QString& dataset_folder) {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  t->start();
 }
 
 void MainWindow::openQuickStartDataset(const QString& yaml) {

@@ -3,6 +3,8 @@
 #pragma once
 #include <QMainWindow>
 
+#include "worker_threads.h"
+
 class QTabWidget;
 
 namespace ywb::gui {
@@ -79,6 +81,7 @@ class MainWindow : public QMainWindow {
   PredictionsTab* predictions_ = nullptr;
   ExportTab* export_ = nullptr;
   QString pending_val_image_;  // data.yaml of a run opened again whose first val image is still to show
+  WorkerThreads workers_;      // the quick start's dataset generation (each tab joins its own workers)
 };
 
 }  // namespace ywb::gui

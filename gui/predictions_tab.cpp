@@ -16,7 +16,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "box_image_view.h"
@@ -132,6 +131,10 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);
 }
 
+PredictionsTab::~PredictionsTab() {
+  workers_.cancelAndWait();  // stops a validation at its next batch
+}
+
 double PredictionsTab::confidence() const {
   return conf_->value() / 100.0;
 }
@@ -172,8 +175,9 @@ void PredictionsTab::validate() {
   o.keep_detections = true;
   o.workers = 2;
   o.device = "";
+  o.cancel = [flag = workers_.cancelFlag()] { return flag->load(); };
   QPointer<PredictionsTab> self(this);
-  QThread* t = QThread::create([self, o] {
+  workers_.start("ywb-validate", [self, o] {
     ywb::ValReport r;
     QString error;
     try {
@@ -196,8 +200,6 @@ void PredictionsTab::validate() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
-  t->start();
 }
 
 QString PredictionsTab::validationPath(const ywb::ValReport& r) const {

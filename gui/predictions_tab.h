@@ -2,10 +2,11 @@
 // thread) and shows each image with predicted and ground-truth boxes (confidence slider filters what is
 // drawn; the IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix
 // and the PR curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back
-// queued.
+// queued, and closing the tab cancels it (between batches) and waits for it.
 #pragma once
 #include <QWidget>
 
+#include "worker_threads.h"
 #include "ywb/inference.h"
 
 class QCheckBox;
@@ -26,6 +27,7 @@ class PredictionsTab : public QWidget {
   Q_OBJECT
  public:
   explicit PredictionsTab(QWidget* parent = nullptr);
+  ~PredictionsTab() override;
   void setWeights(const QString& path);
   void setDataset(const QString& yaml);
   /// For an end-to-end model (YOLO26): true validates NMS-free from its one-to-one head, false from its
@@ -67,6 +69,7 @@ class PredictionsTab : public QWidget {
   MetricChart* pr_ = nullptr;
   ywb::ValReport report_;
   bool busy_ = false;
+  WorkerThreads workers_;  // the validation under way
 };
 
 }  // namespace ywb::gui

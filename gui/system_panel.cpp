@@ -1,6 +1,7 @@
 #include "system_panel.h"
 
 #include <qcustomplot.h>
+#include <QCoreApplication>
 #include <QPointer>
 #include <QPushButton>
 #include <QTextBrowser>
@@ -135,13 +136,14 @@ void SystemPanel::runDoctorAsync() {
     ywb::DoctorOptions o;
     o.probe_cpu_amp = false;
     ywb::DoctorReport r = ywb::runDoctor(o);
-    if (self)
-      QMetaObject::invokeMethod(
-          self,
-          [self, r] {
-            if (self) self->showDoctor(r);
-          },
-          Qt::QueuedConnection);
+    // Posted to the application, not to the panel: the panel may be destroyed meanwhile (the pointer is
+    // only read on the GUI thread).
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, r] {
+          if (self) self->showDoctor(r);
+        },
+        Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
   static const bool wait_at_exit = (qAddPostRoutine(waitForDoctors), true);

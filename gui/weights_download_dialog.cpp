@@ -6,7 +6,6 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QSettings>
-#include <QThread>
 #include <QTimer>
 
 namespace ywb::gui {
@@ -43,7 +42,8 @@ WeightsDownloadDialog::WeightsDownloadDialog(const QString& arg, ywb::WeightsFet
 }
 
 WeightsDownloadDialog::~WeightsDownloadDialog() {
-  cancel_->store(true);
+  cancel_->store(true);  // the transfer stops at its next progress callback
+  workers_.cancelAndWait();
 }
 
 void WeightsDownloadDialog::start() {
@@ -57,7 +57,7 @@ void WeightsDownloadDialog::start() {
   };
   const std::string arg = arg_.toStdString();
   QPointer<WeightsDownloadDialog> self(this);
-  QThread* t = QThread::create([self, o, arg] {
+  workers_.start("ywb-weights-download", [self, o, arg] {
     QString path, error;
     try {
       path = QString::fromStdString(ywb::resolveWeights(arg, o));
@@ -77,9 +77,7 @@ void WeightsDownloadDialog::start() {
         },
         Qt::QueuedConnection);
   });
-  connect(t, &QThread::finished, t, &QObject::deleteLater);
   timer_->start();
-  t->start();
 }
 
 void WeightsDownloadDialog::poll() {

@@ -1,12 +1,14 @@
 // A progress dialog with Cancel for fetching official weights by name (ywb::resolveWeights): the download
 // runs on a worker thread; the dialog shows its bytes and closes when it ends. The base address is the
 // setting "weights/baseUrl" (Preferences; $YWB_WEIGHTS_URL wins over it, see ywb::weightsBaseUrl). Thread
-// rules: GUI thread; the worker only touches atomics and posts its result back queued.
+// rules: GUI thread; the worker only touches atomics and posts its result back queued; destroying the dialog
+// cancels the download and waits for the worker.
 #pragma once
 #include <QProgressDialog>
 #include <atomic>
 #include <memory>
 
+#include "worker_threads.h"
 #include "ywb/pretrained.h"
 
 namespace ywb::gui {
@@ -48,6 +50,7 @@ class WeightsDownloadDialog : public QProgressDialog {
   QTimer* timer_ = nullptr;
   bool finished_ = false;
   QString path_, error_;
+  WorkerThreads workers_;  // the download
 };
 
 }  // namespace ywb::gui

@@ -101,7 +101,9 @@ ValReport validateWeights(const ValOptions& o) {
     // The model's loss with the default gains, under the rules of the Ultralytics release its modules follow
     // (an 8.3 checkpoint's losses as 8.3's validator computes them).
     const loss::ModelLoss criterion(*lm.model, {}, loss::smallBoxRuleOf(*lm.model));
-    ValidationResult r = runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device);
+    ValidationResult r =
+        runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device, o.cancel);
+    if (o.cancel && o.cancel()) fail("validation cancelled");
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test

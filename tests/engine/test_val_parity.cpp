@@ -24,6 +24,7 @@
 #include "data/loader.h"
 #include "eval/coco_ids.h"
 #include "loss/detection_loss.h"
+#include "support/error_of.h"
 #include "train/model_loader.h"
 #include "train/validator.h"
 #include "ywb/error.h"
@@ -382,6 +383,22 @@ class TestValParity : public QObject {
       QVERIFY(std::isfinite(got[k]) && got[k] > 0);
       QVERIFY2(std::fabs(got[k] - want[k]) <= 1e-6 * want[k], qPrintable(QString::number(k)));
     }
+  }
+
+  // A validation asked to stop (the GUI's Predictions tab closing) stops between batches and throws rather
+  // than reporting a part of the split: 64 images in batches of 16 are 4 batches; the hook says stop at its
+  // second question, so only the first batch runs.
+  void validationCanBeCancelled() {
+    QTemporaryDir dir;
+    ywb::ValOptions o;
+    o.data = copyShapes(dir);
+    o.weights = kUltra + "/yolov8n-shapes.pt";
+    o.batch = 16;
+    o.workers = 1;
+    int asked = 0;
+    o.cancel = [&asked] { return ++asked >= 2; };
+    QCOMPARE(qErrorOf([&] { ywb::validateWeights(o); }), QString("validation cancelled"));
+    QCOMPARE(asked, 3);  // twice between batches, once after the loop to tell a stop from the end
   }
 };
 

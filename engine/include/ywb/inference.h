@@ -2,6 +2,7 @@
 // safetensors weights): what `ywb val` and `ywb predict` run, and what the GUI's Predictions tab uses.
 // Thread rules: blocking calls; run them off the GUI thread. Reentrant.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct ValOptions {
   /// An end-to-end model (YOLO26) is validated from its one-to-one head without NMS; false takes its
   /// one-to-many head with NMS. Ignored for other models.
   bool end2end = true;
+  /// Asked between batches (may be empty): true stops the validation, and validateWeights throws ywb::Error
+  /// ("validation cancelled") instead of reporting a part of the split.
+  std::function<bool()> cancel;
 };
 
 struct ValReport {

@@ -1,0 +1,98 @@
+// Closing the main window while its workers are busy (issue 33's reliability fix): the Dataset tab scanning
+// a dataset and writing a data.yaml for a folder, the Augmentation tab rendering, Predictions validating,
+// Feature maps loading a model and the quick start generating its dataset, all at once. Each owner cancels
+// and joins its workers when it goes away (gui/worker_threads.h): once the window is destroyed none runs, and
+// the program exits cleanly (status 0, no "QThread: Destroyed while thread is still running", no crash). The
+// exit is checked on a child process: this program again, running closeWhileBusy alone.
+#include <QDir>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <filesystem>
+
+#include "augmentation_tab.h"
+#include "dataset_tab.h"
+#include "feature_maps_tab.h"
+#include "main_window.h"
+#include "predictions_tab.h"
+#include "worker_threads.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kUltra = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics";
+
+// A writable copy of the shared shapes dataset (256 train and 64 val images; scans write a label cache).
+QString copyShapes(const QString& dir, const QString& name) {
+  const fs::path dst = fs::path(dir.toStdString()) / name.toStdString();
+  fs::copy(kUltra + "/shapes", dst, fs::copy_options::recursive);
+  for (const auto& e : fs::recursive_directory_iterator(dst))
+    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+  fs::permissions(dst, fs::perms::owner_write, fs::perm_options::add);
+  return QString::fromStdString(dst.string());
+}
+
+}  // namespace
+
+class TestCloseWhileBusy : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("ywb-tests");  // keep test settings away from the user's
+    QCoreApplication::setApplicationName("test_close_while_busy");
+  }
+
+  // Every worker started, the window closed and destroyed at once: no worker is left running.
+  void closeWhileBusy() {
+    QTemporaryDir tmp;
+    const QString shapes = copyShapes(tmp.path(), "shapes"), yaml = shapes + "/data.yaml";
+    const QString bare = copyShapes(tmp.path(), "bare");
+    QVERIFY(QFile::remove(bare + "/data.yaml"));
+    const QString weights = QString::fromStdString(kUltra) + "/yolov8n-shapes.pt";
+
+    auto* w = new ywb::gui::MainWindow;
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w));
+    QCOMPARE(ywb::gui::WorkerThreads::running(), 0);
+    w->dataset()->openDataset(yaml);
+    w->dataset()->createFromFolder(bare);
+    w->tabs()->setCurrentWidget(w->augmentation());  // it renders while shown
+    w->augmentation()->setDataset(yaml);
+    w->predictions()->setWeights(weights);
+    w->predictions()->setDataset(yaml);
+    w->predictions()->setSplit("train");  // 256 images: seconds of validation, cancelled at the close
+    w->predictions()->validate();
+    w->featureMaps()->setWeights(weights);
+    w->startQuickStart(tmp.path() + "/quick");
+    // No event was processed since they started: each is running or has just returned.
+    const int busy = ywb::gui::WorkerThreads::running();
+    qInfo("busy workers at close: %d of 6", busy);
+    QVERIFY2(busy >= 3, qPrintable(QString::number(busy)));
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(w->close());
+    delete w;
+    qInfo("window destroyed in %lld ms", static_cast<long long>(clock.elapsed()));
+    QCOMPARE(ywb::gui::WorkerThreads::running(), 0);
+  }
+
+  // The same in a child process, which then exits: status 0, no thread destroyed while running, no crash.
+  void programExitsCleanly() {
+    QProcess child;
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    child.setProcessEnvironment(env);
+    child.start(QCoreApplication::applicationFilePath(), {"closeWhileBusy"});
+    QVERIFY(child.waitForFinished(240000));
+    const QString out = QString::fromLocal8Bit(child.readAll());
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, qPrintable(out));
+    QVERIFY2(out.contains("PASS   : TestCloseWhileBusy::closeWhileBusy()"), qPrintable(out));
+    QVERIFY2(!out.contains("QThread:"), qPrintable(out));
+  }
+};
+
+QTEST_MAIN(TestCloseWhileBusy)
+#include "test_close_while_busy.moc"

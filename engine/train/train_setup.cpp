@@ -15,6 +15,7 @@
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "io/state_dict.h"
+#include "loss/class_weights.h"
 #include "model/channels_last.h"
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
@@ -154,11 +155,19 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     model::toChannelsLast(*s.ema_model);
   }
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
+  // cls_pw: class weights from the training labels (the split as trained: fraction and single_cls applied).
+  at::Tensor class_weights;
+  if (a.cls_pw > 0) {
+    class_weights = loss::classWeights(loss::classCounts(*s.train_split, s.nc), a.cls_pw);
+    s.log(loss::classWeightsLine(class_weights));
+    class_weights = class_weights.to(s.device);
+  }
   // The model's loss (an end-to-end head's: both branches, weighted by the o2m schedule) with the run's
-  // gains, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless the run replays
-  // Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it must repeat.
+  // gains and class weights, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless
+  // the run replays Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it
+  // must repeat.
   s.loss = std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
-                                             /*small_box_rule=*/a.ultralytics_stream < 0);
+                                             /*small_box_rule=*/a.ultralytics_stream < 0, class_weights);
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
     const AutoBatchResult ab =

@@ -1,6 +1,7 @@
 // Setting up a training session: data, model, EMA, loss, loaders, optimizer, AMP check, resume.
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -168,10 +169,22 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // must repeat.
   s.loss = std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
                                              /*small_box_rule=*/a.ultralytics_stream < 0, class_weights);
+  const std::vector<int64_t> strides = s.model->strides();
+  s.multi_scale.emplace(a.imgsz, a.multi_scale,
+                        int(strides.empty() ? 32 : *std::max_element(strides.begin(), strides.end())),
+                        uint64_t(a.seed));
+  // A CUDA graph holds one input shape; multi-scale gives each batch its own, so such a run trains eagerly.
+  bool graphs = a.cuda_graphs && !s.dist;
+  if (graphs && s.multi_scale->on()) {
+    graphs = false;
+    s.log("cuda_graphs=true is off for this run: multi_scale=" + a.get("multi_scale") +
+          " resizes every batch, and a CUDA graph holds one input shape; training runs eagerly");
+  }
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
-    const AutoBatchResult ab =
-        autoBatchFor(model_src, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(), a.cuda_graphs);
+    // Sized for the largest batch multi-scale can draw (imgsz when it is off).
+    const AutoBatchResult ab = autoBatchFor(model_src, s.nc, s.multi_scale->maxSize(), s.device,
+                                            a.amp && s.device.is_cuda(), graphs);
     a.batch = ab.batch;
     s.log(ab.note);
   }
@@ -196,7 +209,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
   // (Ultralytics does the same; the trainer halves it should validation still run out of memory).
   buildValLoader(s, a.batch * 2);
-  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist);
+  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, graphs);
   if (!s.accel->note().empty()) s.log(s.accel->note());
 
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());

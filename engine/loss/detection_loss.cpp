@@ -31,6 +31,8 @@ DetectionLoss::DetectionLoss(DetectionLossOptions options)
     : opt_(std::move(options)), assigner_(talOptions(opt_)) {
   if (opt_.reg_max < 1) fail("loss: reg_max ", opt_.reg_max, " (need 1, no DFL, or more bins)");
   if (opt_.strides.empty()) fail("loss: no strides");
+  if (opt_.class_weights.defined() && opt_.class_weights.numel() != opt_.nc)
+    fail("loss: ", opt_.class_weights.numel(), " class weights for ", opt_.nc, " classes");
 }
 
 PaddedTargets scaleTargets(const GroupedTargets& g, double img_w, double img_h) {
@@ -90,8 +92,15 @@ at::Tensor DetectionLoss::terms(const std::vector<at::Tensor>& feats_in,
                                   anchors * stride_t, gt.labels, gt.bboxes, gt.mask);
   const at::Tensor score_sum = as.scores.sum().clamp_min(1.0);
 
+  // cls_pw: each anchor's per-class BCE [B,A,nc] times its class's weight, then summed (Ultralytics 8.4).
+  const at::Tensor& cw = opt_.class_weights;
   const at::Tensor loss_cls =
-      at::binary_cross_entropy_with_logits(pred_scores, as.scores, {}, {}, at::Reduction::Sum) / score_sum;
+      (cw.defined()
+           ? (at::binary_cross_entropy_with_logits(pred_scores, as.scores, {}, {}, at::Reduction::None) *
+              cw.to(pred_scores.device(), pred_scores.scalar_type()))
+                 .sum()
+           : at::binary_cross_entropy_with_logits(pred_scores, as.scores, {}, {}, at::Reduction::Sum)) /
+      score_sum;
 
   // Box losses on positives only (empty selections give exact zeros, so no data-dependent branch).
   const at::Tensor fg = as.fg_mask;

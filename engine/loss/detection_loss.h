@@ -33,6 +33,9 @@ struct DetectionLossOptions {
   /// Ultralytics 8.3.253, whose loss fixtures (with boxes of 1-7 px in loss-yolov8n-coco-seed1) and
   /// reference training run must stay bit-identical.
   bool small_box_rule = true;
+  /// Per-class weights [nc] of the class BCE (`cls_pw`, loss/class_weights.h), on the maps' device; undefined
+  /// (the default): unweighted, summed as before, bit for bit.
+  at::Tensor class_weights;
 };
 
 struct LossResult {

@@ -9,13 +9,15 @@ bool smallBoxRuleOf(const model::DetectionModelImpl& m) {
   return m.spec().modules != "8.3";
 }
 
-ModelLoss::ModelLoss(const model::DetectionModelImpl& m, LossGains gains, bool small_box_rule) {
+ModelLoss::ModelLoss(const model::DetectionModelImpl& m, LossGains gains, bool small_box_rule,
+                     at::Tensor class_weights) {
   DetectionLossOptions o;
   o.nc = m.nc();
   o.strides = m.strides();
   o.reg_max = m.regMax();  // 1 (YOLO26): no DFL, an L1 term in its slot
   o.gains = gains;
   o.small_box_rule = small_box_rule;
+  o.class_weights = std::move(class_weights);
   if (m.end2end())
     e2e_.emplace(o);
   else

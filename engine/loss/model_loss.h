@@ -28,9 +28,10 @@ class ModelLoss {
  public:
   /// The loss of `model` with the run's gains. small_box_rule: 8.4's candidate rule (DetectionLossOptions);
   /// the trainer turns it off only to replay 8.3's reference run, `ywb val` follows the weights
-  /// (smallBoxRuleOf).
-  explicit ModelLoss(const model::DetectionModelImpl& model, LossGains gains = {},
-                     bool small_box_rule = true);
+  /// (smallBoxRuleOf). class_weights: `cls_pw`'s per-class weights [nc] on the model's device, for every
+  /// branch's class loss (training's and the trainer's validation losses); undefined: none.
+  explicit ModelLoss(const model::DetectionModelImpl& model, LossGains gains = {}, bool small_box_rule = true,
+                     at::Tensor class_weights = {});
 
   /// Whether the model's head is end-to-end: the loss takes both branches (model forwardHeads) and logs the
   /// one-to-one branch's items.

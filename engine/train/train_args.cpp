@@ -135,9 +135,20 @@ std::string helpFor(const std::string& name, const std::string& help) {
   return help;
 }
 
+// Ultralytics 8.3's multi_scale was a bool whose true drew sizes in [0.5, 1.5] x imgsz: the float 0.5 of 8.4
+// (whose range is imgsz x (1 +/- multi_scale)); false is 0. Numbers pass through.
+std::string multiScaleFromBool(const std::string& text) {
+  std::string v;
+  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true" || v == "yes" || v == "on") return "0.5";
+  if (v == "false" || v == "no" || v == "off") return "0";
+  return text;
+}
+
 }  // namespace
 
-bool TrainArgs::set(const std::string& key, const std::string& value) {
+bool TrainArgs::set(const std::string& key, const std::string& text) {
+  const std::string value = key == "multi_scale" ? multiScaleFromBool(text) : text;
 #define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_)                                        \
   if (key == #N_) {                                                                      \
     parseInto(key, value, LO_, HI_, N_);                                                 \

@@ -125,6 +125,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     if (!s.nonfinite.windowOpen()) s.nonfinite.beginWindow(*s.model, epoch, i);
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     if (s.hooks->poisonBatch()) x.fill_(std::numeric_limits<float>::quiet_NaN());  // test hook
+    if (s.multi_scale) x = s.multi_scale->apply(x, ni);  // the size drawn for this step (multi_scale)
     if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     // grouped by the loader on the host: the loss needs no device-to-host read of the targets
     const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
@@ -188,7 +189,7 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
         if (const auto a = cuda::allocatorStats(std::max<int>(0, s.device.index())))
           m.device_mem = a->allocated;
       }
-      m.imgsz = s.args.imgsz;
+      m.imgsz = int(x.size(3));  // the batch's size, as Ultralytics shows it (multi_scale draws it)
       m.elapsed_s = s.elapsed();
       const double per_batch = s.train_seconds / double(std::max<int64_t>(1, ni + 1 - nb * s.start_epoch));
       m.eta_s = per_batch * double(nb * s.epochs - ni - 1);

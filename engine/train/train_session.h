@@ -17,6 +17,7 @@
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
 #include "train/model_ema.h"
+#include "train/multi_scale.h"
 #include "train/nonfinite_guard.h"
 #include "train/optimizer_factory.h"
 #include "train/run_timing.h"
@@ -49,6 +50,8 @@ struct TrainSession {
   /// The end-to-end loss's branch weights for the epoch being trained: set from (epoch, epochs) when each
   /// epoch starts, so a resumed, rolled-back or re-planned run has the uninterrupted run's weights.
   loss::O2mSchedule o2m{1};
+  /// Each training batch's size (`multi_scale`; off: every batch at imgsz), drawn from (seed, step).
+  std::optional<MultiScale> multi_scale;
   std::unique_ptr<DataLoader> train_loader, val_loader;
   int val_batch = 0;  ///< the validation loader's batch (2 x batch; halved after running out of memory)
   std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)

@@ -1,6 +1,7 @@
 // Setting up a training session: data, model, EMA, loss, loaders, optimizer, AMP check, resume.
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <future>
@@ -15,6 +16,7 @@
 #include "data/sampler.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
+#include "loss/class_weights.h"
 #include "train/auto_batch.h"
 #include "train/auto_batch_gpu.h"
 #include "train/checkpoint.h"
@@ -116,15 +118,35 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.ema_model = models.ema;
   if (!models.weights_line.empty()) s.log(models.weights_line);
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
+  // cls_pw: class weights from the training labels (the split as trained: fraction and single_cls applied).
+  at::Tensor class_weights;
+  if (a.cls_pw > 0) {
+    class_weights = loss::classWeights(loss::classCounts(*s.train_split, s.nc), a.cls_pw);
+    s.log(loss::classWeightsLine(class_weights));
+    class_weights = class_weights.to(s.device);
+  }
   // The model's loss (an end-to-end head's: both branches, weighted by the o2m schedule) with the run's
-  // gains, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless the run replays
-  // Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it must repeat.
+  // gains and class weights, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless
+  // the run replays Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it
+  // must repeat.
   s.loss = std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
-                                             /*small_box_rule=*/a.ultralytics_stream < 0);
+                                             /*small_box_rule=*/a.ultralytics_stream < 0, class_weights);
+  const std::vector<int64_t> strides = s.model->strides();
+  s.multi_scale.emplace(a.imgsz, a.multi_scale,
+                        int(strides.empty() ? 32 : *std::max_element(strides.begin(), strides.end())),
+                        uint64_t(a.seed));
+  // A CUDA graph holds one input shape; multi-scale gives each batch its own, so such a run trains eagerly.
+  bool graphs = a.cuda_graphs && !s.dist;
+  if (graphs && s.multi_scale->on()) {
+    graphs = false;
+    s.log("cuda_graphs=true is off for this run: multi_scale=" + a.get("multi_scale") +
+          " resizes every batch, and a CUDA graph holds one input shape; training runs eagerly");
+  }
   if (a.batch < 0) {
     if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
+    // Sized for the largest batch multi-scale can draw (imgsz when it is off).
     const AutoBatchResult ab =
-        autoBatchFor(src.yaml, s.nc, a.imgsz, s.device, a.amp && s.device.is_cuda(), a.cuda_graphs);
+        autoBatchFor(src.yaml, s.nc, s.multi_scale->maxSize(), s.device, a.amp && s.device.is_cuda(), graphs);
     a.batch = ab.batch;
     s.log(ab.note);
   }
@@ -149,8 +171,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // Validation runs on rank 0 alone, over the whole split; no gradients, so twice the batch fits
   // (Ultralytics does the same; the trainer halves it should validation still run out of memory).
   buildValLoader(s, a.batch * 2);
-  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, a.cuda_graphs && !s.dist,
-                                               a.cudnn_benchmark);
+  s.accel = std::make_unique<cuda::TrainAccel>(*s.train_loader, s.model, s.device, graphs, a.cudnn_benchmark);
   if (!s.accel->note().empty()) s.log(s.accel->note());
 
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());

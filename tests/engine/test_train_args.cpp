@@ -93,6 +93,70 @@ class TestTrainArgs : public QObject {
     }
   }
 
+  void multiScaleAndClsPwOf84() {
+    // Ultralytics 8.4's multi_scale (a float range, 8.3: a bool) and cls_pw (new): off (0.0) by default, both
+    // in [0, 1], written to args.yaml and read back.
+    ywb::TrainArgs a;
+    QCOMPARE(a.multi_scale, 0.0);
+    QCOMPARE(a.cls_pw, 0.0);
+    QVERIFY(a.set("multi_scale", "0.25"));
+    QVERIFY(a.set("cls_pw", "0.5"));
+    QCOMPARE(a.multi_scale, 0.25);
+    QCOMPARE(a.cls_pw, 0.5);
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"cls_pw", "2"}, {"cls_pw", "-0.1"}, {"multi_scale", "1.5"}}) {
+      try {
+        a.set(key, value);
+        QFAIL("expected a range error");
+      } catch (const ywb::Error& e) {
+        QVERIFY2(QString(e.what()).contains(
+                     QString::fromStdString(key + "=" + value + " is outside the valid range [0, 1]")),
+                 e.what());
+      }
+    }
+    // 8.3's bool: true drew sizes in [0.5, 1.5] x imgsz, which is 0.5 here; false is off. Numbers stay
+    // numbers.
+    QVERIFY(a.set("multi_scale", "True"));
+    QCOMPARE(a.multi_scale, 0.5);
+    QVERIFY(a.set("multi_scale", "false"));
+    QCOMPARE(a.multi_scale, 0.0);
+    QVERIFY(a.set("multi_scale", "1"));
+    QCOMPARE(a.multi_scale, 1.0);
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, a.set("cls_pw", "true"));  // no bool form: cls_pw is new in 8.4
+    // An 8.3 args.yaml (`multi_scale: false` / `true`) and an 8.4 one (`multi_scale: 0.0`, `cls_pw: 0.0`)
+    // load with no unknown keys.
+    ywb::TrainArgs b, c;
+    QVERIFY(ywb::loadTrainArgsYamlText("multi_scale: true\nepochs: 3\n", "8.3 args.yaml", b).empty());
+    QCOMPARE(b.multi_scale, 0.5);
+    QVERIFY(ywb::loadTrainArgsYamlText("multi_scale: 0.0\ncls_pw: 0.0\ncls: 0.5\n", "8.4", c).empty());
+    QCOMPARE(c.multi_scale, 0.0);
+    // Written after imgsz and after cls (as Ultralytics orders them), and read back.
+    a.multi_scale = 0.25;
+    const std::string yaml = ywb::trainArgsToYaml(a);
+    QVERIFY2(yaml.find("\nmulti_scale: 0.25\n") != std::string::npos, yaml.c_str());
+    QVERIFY2(yaml.find("\ncls: 0.5\ncls_pw: 0.5\n") != std::string::npos, yaml.c_str());
+    ywb::TrainArgs d;
+    QVERIFY(ywb::loadTrainArgsYamlText(yaml, "args.yaml", d).empty());
+    QCOMPARE(d.multi_scale, 0.25);
+    QCOMPARE(d.cls_pw, 0.5);
+    // The registry row the GUI's tab and the CLI's help are made from.
+    int rows = 0;
+    for (const auto& spec : ywb::trainArgSpecs()) {
+      if (spec.name != "multi_scale" && spec.name != "cls_pw") continue;
+      ++rows;
+      QCOMPARE(spec.type, ywb::ArgType::Double);
+      QCOMPARE(spec.min, 0.0);
+      QCOMPARE(spec.max, 1.0);
+      QCOMPARE(spec.default_text, std::string("0"));
+      QCOMPARE(spec.group, std::string(spec.name == "cls_pw" ? "loss" : "model"));
+    }
+    QCOMPARE(rows, 2);
+    // The command line refuses what the table refuses, naming the range.
+    const CliResult r = ywbRun({"train", "data=/nonexistent/data.yaml", "cls_pw=2"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("cls_pw=2 is outside the valid range [0, 1]"), r.err.constData());
+  }
+
   void augmentParamsAreTheAugmentationRows() {
     // Every augmentation row of the spec table is an AugmentParams field with the same default and range,
     // and no field exists outside it (the ranges were once 1, 10 and 0.01 for translate/scale/perspective

@@ -33,3 +33,6 @@ ywb_add_test(test_nonfinite SOURCES test_nonfinite.cpp LABELS unit ENGINE_INTERN
 ywb_add_test(test_memory SOURCES test_memory.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 600)
 # <run>/train.log: what `ywb train` printed, line for line; appended on resume; whole lines after SIGKILL.
 ywb_add_test(test_run_log SOURCES test_run_log.cpp LABELS unit TIMEOUT 300)
+# multi_scale (8.4's float): the sizes drawn, the resized batch, and short runs with multi_scale and cls_pw
+# that train at the drawn sizes and resume bit-exact.
+ywb_add_test(test_multi_scale SOURCES test_multi_scale.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)

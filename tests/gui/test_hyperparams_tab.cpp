@@ -70,6 +70,27 @@ class TestHyperparamsTab : public QObject {
     QVERIFY(!tab.setValue("end2end", "maybe"));
   }
 
+  void multiScaleAndClsPwAreOffered() {
+    // Ultralytics 8.4's multi_scale and cls_pw: number editors with the table's [0, 1] and its help; out of
+    // range refused; an 8.3 YAML's `multi_scale: true` shows as its 8.4 equivalent, 0.5.
+    HyperparamsTab tab;
+    for (const char* name : {"multi_scale", "cls_pw"}) {
+      auto* ed = qobject_cast<QDoubleSpinBox*>(tab.editor(name));
+      QVERIFY2(ed, name);
+      QCOMPARE(ed->minimum(), 0.0);
+      QCOMPARE(ed->maximum(), 1.0);
+      QVERIFY2(ed->toolTip().contains("range: 0 .. 1"), qPrintable(ed->toolTip()));
+    }
+    QVERIFY(tab.editor("cls_pw")->toolTip().contains("Class weighting power"));
+    QVERIFY(!tab.setValue("cls_pw", "2"));
+    QCOMPARE(tab.args().cls_pw, 0.0);
+    QVERIFY(tab.setValue("cls_pw", "0.5"));
+    QCOMPARE(tab.args().cls_pw, 0.5);
+    QVERIFY(tab.setValue("multi_scale", "true"));
+    QCOMPARE(tab.args().multi_scale, 0.5);
+    QCOMPARE(tab.value("multi_scale"), QString("0.5"));
+  }
+
   void rangesAreEnforced() {
     HyperparamsTab tab;
     // lr0's range is [0, 1] in the spec table: 1.5 is rejected by the engine's check and nothing changes.

@@ -32,6 +32,9 @@
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
     "Weights to start from, transferred by name and shape (.pt, .safetensors)")                              \
   X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
+  X(double, multi_scale, 0.0, "model", 0.0, 1.0,                                                             \
+    "Multi-scale training: each batch resized to a random size in imgsz x (1 +/- multi_scale), a multiple "  \
+    "of 32 (0 = off; Ultralytics 8.3's true = 0.5)")                                                         \
   X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or MuSGD, or auto")                       \
   X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \
   X(double, lrf, 0.01, "optimizer", 0.0, 1.0, "Final learning rate as a fraction of lr0")                    \
@@ -50,6 +53,9 @@
   X(int, close_mosaic, 10, "schedule", 0, 100000, "Turn Mosaic and MixUp off for the last N epochs")         \
   X(double, box, 7.5, "loss", 0.0, 100.0, "Box (CIoU) loss gain")                                            \
   X(double, cls, 0.5, "loss", 0.0, 100.0, "Classification (BCE) loss gain")                                  \
+  X(double, cls_pw, 0.0, "loss", 0.0, 1.0,                                                                   \
+    "Class weighting power: each class's BCE weighted by (1 / its training labels)^cls_pw, weights "         \
+    "averaging 1 (0 = off)")                                                                                 \
   X(double, dfl, 1.5, "loss", 0.0, 100.0, "Distribution focal loss gain")                                    \
   YWB_AUGMENT_ARGS(X)                                                                                        \
   X(int, batch, 16, "hardware", -1, 4096, "Batch size, global across ranks (-1 = AutoBatch)")                \

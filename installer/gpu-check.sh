@@ -269,13 +269,15 @@ train_run() {  # model batch amp graphs
   run "bench train" bench train data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
     amp="$3" cuda_graphs="$4" workers="$workers" steps="$steps" warmup="$warm"
 }
-epoch_run() {  # model batch graphs
+epoch_run() {  # model batch graphs [more training arguments]
   run "bench epoch" bench epoch data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
-    amp=true cuda_graphs="$3" workers="$workers" epochs=1
+    amp=true cuda_graphs="$3" workers="$workers" epochs=1 "${@:4}"
 }
 for m in "${models[@]}"; do  # the targets' configuration, graphs off and on
   for g in false true; do model_run "$m" "$big" true "$g"; train_run "$m" "$big" true "$g"; epoch_run "$m" "$big" "$g"; done
 done
+# cuDNN's autotuner against its heuristics (issue 33): time to the first step and the epoch, same call.
+epoch_run yolov8n.yaml "$big" false cudnn_benchmark=false
 for m in "${models[@]}"; do  # the rest of the matrix: batch 16, fp32, AutoBatch
   for amp in true false; do
     for g in false true; do

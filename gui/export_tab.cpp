@@ -15,20 +15,20 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "opened_path.h"
 #include "weights_download_dialog.h"
 
 namespace ywb::gui {
-namespace {
 
 // The outcome of one export, filled on the worker thread and read on the GUI thread after it finished.
-struct Outcome {
+struct ExportTab::Outcome {
   std::unique_ptr<ExportReport> report;
   QString error;
 };
+
+namespace {
 
 QString shapeText(const ExportTensorSpec& t) {
   QStringList dims;
@@ -63,12 +63,9 @@ ExportTab::ExportTab(QWidget* parent) : QWidget(parent) {
 }
 
 ExportTab::~ExportTab() {
-  if (worker_) {
-    // The engine call cannot be interrupted; its result is no longer wanted.
-    worker_->disconnect(this);
-    worker_->wait();
-    delete worker_;
-  }
+  // The engine call cannot be interrupted: this waits for a running export (its result is no longer wanted;
+  // the files it writes are written atomically).
+  workers_.cancelAndWait();
 }
 
 void ExportTab::buildForm() {
@@ -187,7 +184,7 @@ void ExportTab::buildForm() {
 }
 
 void ExportTab::syncEnabled() {
-  const bool idle = worker_ == nullptr;
+  const bool idle = !exporting_;
   const bool onnx = onnx_->isChecked();
   for (QWidget* w : std::initializer_list<QWidget*>{weights_, safetensors_, imgsz_, half_, verify_})
     w->setEnabled(idle);
@@ -228,7 +225,7 @@ ExportOptions ExportTab::options() const {
 }
 
 void ExportTab::startExport() {
-  if (worker_) return;
+  if (exporting_) return;
   ExportOptions o = options();
   if (o.weights.empty()) {
     showError(tr("choose the weights to export"));
@@ -242,41 +239,43 @@ void ExportTab::startExport() {
   }
   if (weights.toStdString() != o.weights && o.out_dir.empty()) o.out_dir = QDir::currentPath().toStdString();
   o.weights = weights.toStdString();
-  auto outcome = std::make_shared<Outcome>();
-  // The engine call (load, fuse, build, write, verify with a second runtime) takes seconds to minutes.
-  worker_ = QThread::create([o, outcome] {
-    try {
-      outcome->report = std::make_unique<ExportReport>(exportWeights(o));
-    } catch (const std::exception& e) {
-      outcome->error = QString::fromUtf8(e.what());
-    }
-  });
-  worker_->setObjectName("exportWorker");
-  // finished() is emitted by the worker; with `this` as context the slot runs on the GUI thread.
-  connect(worker_, &QThread::finished, this, [this, outcome] {
-    worker_->deleteLater();
-    worker_ = nullptr;
-    syncEnabled();
-    if (outcome->report)
-      showReport(*outcome->report);
-    else
-      showError(outcome->error);
-    report_ = std::move(outcome->report);
-    int code = 1;
-    if (report_) {
-      code = 0;
-      for (const auto& f : report_->files)
-        if (f.verification.ran && !f.verification.passed) code = 3;
-    }
-    Q_EMIT exportFinished(code);
-  });
   report_.reset();
   files_->setRowCount(0);
   status_->setStyleSheet(QString());
   status_->setText(tr("Exporting %1 ...").arg(QString::fromStdString(o.weights)));
   Q_EMIT logLine(status_->text());
+  exporting_ = true;
   syncEnabled();
-  worker_->start();
+  // The engine call (load, fuse, build, write, verify with a second runtime) takes seconds to minutes.
+  workers_.start("exportWorker", [this, o] {
+    auto outcome = std::make_shared<Outcome>();
+    try {
+      outcome->report = std::make_unique<ExportReport>(exportWeights(o));
+    } catch (const std::exception& e) {
+      outcome->error = QString::fromUtf8(e.what());
+    }
+    // Queued to the tab: if the tab is being destroyed, its destructor is waiting for this job and the
+    // posted call is dropped with the tab.
+    QMetaObject::invokeMethod(
+        this, [this, outcome] { finishExport(*outcome); }, Qt::QueuedConnection);
+  });
+}
+
+void ExportTab::finishExport(Outcome& outcome) {
+  exporting_ = false;
+  syncEnabled();
+  if (outcome.report)
+    showReport(*outcome.report);
+  else
+    showError(outcome.error);
+  report_ = std::move(outcome.report);
+  int code = 1;
+  if (report_) {
+    code = 0;
+    for (const auto& f : report_->files)
+      if (f.verification.ran && !f.verification.passed) code = 3;
+  }
+  Q_EMIT exportFinished(code);
 }
 
 void ExportTab::showReport(const ExportReport& r) {

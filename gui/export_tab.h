@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "worker_threads.h"
 #include "ywb/export.h"
 
 class QCheckBox;
@@ -15,7 +16,6 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
-class QThread;
 
 namespace ywb::gui {
 
@@ -31,7 +31,7 @@ class ExportTab : public QWidget {
   /// The engine options the form describes (what the Export button runs).
   ExportOptions options() const;
   /// Whether an export is running on the worker thread.
-  bool busy() const { return worker_ != nullptr; }
+  bool busy() const { return exporting_; }
   /// The last finished export's report; nullptr before the first one or after an error.
   const ExportReport* lastReport() const { return report_.get(); }
 
@@ -51,6 +51,9 @@ class ExportTab : public QWidget {
   void syncEnabled();
   void showReport(const ExportReport& report);
   void showError(const QString& message);
+  struct Outcome;
+  /// On the GUI thread, after the worker: shows the outcome and emits exportFinished.
+  void finishExport(Outcome& outcome);
 
   QLineEdit* weights_ = nullptr;
   QCheckBox* safetensors_ = nullptr;
@@ -68,8 +71,9 @@ class ExportTab : public QWidget {
   QLabel* status_ = nullptr;
   QTableWidget* files_ = nullptr;
   QPlainTextEdit* output_ = nullptr;
-  QThread* worker_ = nullptr;
+  bool exporting_ = false;
   std::unique_ptr<ExportReport> report_;
+  WorkerThreads workers_;  ///< last member: destroyed (cancelled, joined) first
 };
 
 }  // namespace ywb::gui

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "ywb/train_args.h"
 
 namespace ywb::loss {
 
@@ -21,7 +22,10 @@ std::vector<int64_t> classCounts(const ScannedSplit& split, int64_t nc) {
 
 at::Tensor classWeights(const std::vector<int64_t>& counts, double power) {
   if (counts.empty()) fail("class weights: no classes");
-  if (!(power > 0 && power <= 1)) fail("cls_pw=", power, " is outside the valid range (0, 1]");
+  // Above 0: cls_pw=0 means no weights and is never passed here. The top is the argument's own range.
+  const ArgSpec& spec = trainArgSpec("cls_pw");
+  if (!(power > 0 && power <= spec.max))
+    fail("cls_pw=", power, " is outside the valid range (0, ", spec.max, "]");
   std::vector<double> w;
   double sum = 0;
   for (int64_t c : counts) {

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "ywb/train_args.h"
 
 namespace ywb {
 namespace {
@@ -16,7 +17,10 @@ constexpr uint64_t kMultiScaleStream = 0x6d756c74695f7363ull;  // "multi_sc"
 
 MultiScale::MultiScale(int imgsz, double range, int stride, uint64_t seed)
     : imgsz_(imgsz), range_(range), stride_(std::max(stride, 32)), seed_(seed) {
-  if (!(range >= 0 && range <= 1)) fail("multi_scale=", range, " is outside the valid range [0, 1]");
+  const ArgSpec& spec =
+      trainArgSpec("multi_scale");  // TrainArgs refuses the value first; a direct caller here
+  if (!(range >= spec.min && range <= spec.max))
+    fail("multi_scale=", range, " is outside the valid range [", spec.min, ", ", spec.max, "]");
 }
 
 // Python's int() of a positive float truncates: the same as the cast. The products are formed in doubles as

@@ -208,6 +208,12 @@ const std::vector<ArgSpec>& trainArgSpecs() {
   return specs;
 }
 
+const ArgSpec& trainArgSpec(const std::string& name) {
+  for (const auto& spec : trainArgSpecs())
+    if (spec.name == name) return spec;
+  fail("no training argument named '", name, "'");
+}
+
 namespace {
 
 // An arguments file's text and its parse, each failure naming the file (and the line): args.yaml's readers.

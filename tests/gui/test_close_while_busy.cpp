@@ -1,9 +1,10 @@
 // Closing the main window while its workers are busy (issue 33's reliability fix): the Dataset tab scanning
 // a dataset and writing a data.yaml for a folder, the Augmentation tab rendering, Predictions validating,
-// Feature maps loading a model and the quick start generating its dataset, all at once. Each owner cancels
-// and joins its workers when it goes away (gui/worker_threads.h): once the window is destroyed none runs, and
-// the program exits cleanly (status 0, no "QThread: Destroyed while thread is still running", no crash). The
-// exit is checked on a child process: this program again, running closeWhileBusy alone.
+// Feature maps loading a model, the quick start generating its dataset and Export exporting, all at once.
+// Each owner cancels and joins its workers when it goes away (gui/worker_threads.h): once the window is
+// destroyed none runs, and the program exits cleanly (status 0, no "QThread: Destroyed while thread is still
+// running", no crash). The exit is checked on a child process: this program again, running closeWhileBusy
+// alone.
 #include <QDir>
 #include <QProcess>
 #include <QTabWidget>
@@ -13,6 +14,7 @@
 
 #include "augmentation_tab.h"
 #include "dataset_tab.h"
+#include "export_tab.h"
 #include "feature_maps_tab.h"
 #include "main_window.h"
 #include "predictions_tab.h"
@@ -66,9 +68,14 @@ class TestCloseWhileBusy : public QObject {
     w->predictions()->validate();
     w->featureMaps()->setWeights(weights);
     w->startQuickStart(tmp.path() + "/quick");
+    const QString exported = tmp.path() + "/export.pt";  // a copy: the export writes beside its weights
+    QVERIFY(QFile::copy(weights, exported));
+    w->exporter()->setWeights(exported);
+    w->exporter()->startExport();
+    QVERIFY(w->exporter()->busy());
     // No event was processed since they started: each is running or has just returned.
     const int busy = ywb::gui::WorkerThreads::running();
-    qInfo("busy workers at close: %d of 6", busy);
+    qInfo("busy workers at close: %d of 7", busy);
     QVERIFY2(busy >= 3, qPrintable(QString::number(busy)));
     QElapsedTimer clock;
     clock.start();

@@ -129,6 +129,9 @@ struct ArgSpec {
 
 /// Every argument, in declaration (group) order.
 const std::vector<ArgSpec>& trainArgSpecs();
+/// One argument's description (its range is the one rule every reader of the value checks against).
+/// Throws ywb::Error for an unknown name.
+const ArgSpec& trainArgSpec(const std::string& name);
 
 /// Loads an Ultralytics-style YAML of arguments over `args`. Unknown keys (e.g. `task`, `mode`, `copy_paste`)
 /// are not errors: they are returned so callers can warn. `pretrained: false` / `resume: false` (Ultralytics'

@@ -6,8 +6,9 @@
 // boxes: the mean per image; each image gets a count uniform in [boxes/2, 3*boxes/2] (a Mosaic batch of COCO
 // holds about 4 x 7.5 labels per sample, less the clipped ones), sides log-uniform between 1% and 50% of the
 // image. capacity: the run-wide padded count (targetCapacity; coco128's 42 labels at most per image x 4 for
-// Mosaic = 168). head=26: YOLO26's end-to-end loss (reg_max 1, two branches). Prints the median time of the
-// default loss, of the fixed-shape loss at the batch's own padded count, and at the capacity.
+// Mosaic = 168). head=26: YOLO26's end-to-end loss (reg_max 1, two branches). Prints the median and minimum
+// of the default loss, of the fixed-shape loss at the batch's own padded count, and at the capacity, and of
+// the assignment alone, default and at the capacity, interleaved.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -19,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/grouped_targets.h"
@@ -26,16 +28,25 @@
 
 namespace {
 
-double medianMs(const std::function<void()>& f, int iters) {
-  f();  // warm-up
-  std::vector<double> ms;
-  for (int i = 0; i < iters; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+// Times the variants interleaved (one call of each per round, after one warm-up round), so that a load
+// elsewhere on the machine slows all of them alike; the median and the minimum of each, in ms.
+std::vector<std::pair<double, double>> timeInterleaved(const std::vector<std::function<void()>>& fs,
+                                                       int iters) {
+  for (const auto& f : fs) f();
+  std::vector<std::vector<double>> ms(fs.size());
+  for (int i = 0; i < iters; ++i)
+    for (size_t k = 0; k < fs.size(); ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      fs[k]();
+      ms[k].push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  std::vector<std::pair<double, double>> out;
+  for (auto& v : ms) {
+    std::sort(v.begin(), v.end());
+    out.emplace_back(v[v.size() / 2], v.front());
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return out;
 }
 
 }  // namespace
@@ -102,15 +113,27 @@ int main(int argc, char** argv) {
     }
     total.backward();
   };
-  const double d = medianMs([&] { run(false, g); }, iters);
-  const double f_own = medianMs([&] { run(true, g); }, iters);
-  const double f_cap = medianMs([&] { run(true, padded); }, iters);
+  // The assignment alone (no autograd), default and at the capacity: how much of the cost is the assigner's.
+  const auto assign = [&](bool fixed, const ywb::GroupedTargets& targets) {
+    o.fixed_shapes = fixed;
+    at::NoGradGuard no_grad;
+    const std::vector<at::Tensor> many(maps.begin(), maps.begin() + 3);
+    ywb::loss::DetectionLoss(o).assignment(many, targets);
+  };
+  const auto times =
+      timeInterleaved({[&] { run(false, g); }, [&] { run(true, g); }, [&] { run(true, padded); },
+                       [&] { assign(false, g); }, [&] { assign(true, padded); }},
+                      iters);
   std::printf(
-      "head %s imgsz %lld batch %lld nc %lld: %zu boxes, batch's padded count %lld, capacity %lld, "
-      "%d threads; loss forward+backward, median of %d: default %.1f ms, fixed-shape %.1f ms (own count), "
-      "%.1f ms (capacity)\n",
+      "head %s imgsz %lld batch %lld nc %lld: %zu boxes, batch's padded count %lld, capacity %lld, %d "
+      "threads; "
+      "loss forward+backward, median (min) of %d: default %.1f (%.1f) ms, fixed-shape at the batch's count "
+      "%.1f (%.1f) ms, at the capacity %.1f (%.1f) ms; the (one-to-many) assignment alone: default %.1f "
+      "(%.1f) "
+      "ms, fixed-shape at the capacity %.1f (%.1f) ms\n",
       e2e ? "yolo26" : "v8", (long long)imgsz, (long long)batch, (long long)nc, rows.size(),
-      (long long)g.mask.size(1), (long long)padded.mask.size(1), at::get_num_threads(), iters, d, f_own,
-      f_cap);
+      (long long)g.mask.size(1), (long long)padded.mask.size(1), at::get_num_threads(), iters, times[0].first,
+      times[0].second, times[1].first, times[1].second, times[2].first, times[2].second, times[3].first,
+      times[3].second, times[4].first, times[4].second);
   return 0;
 }

@@ -43,4 +43,13 @@ GroupedTargets groupTargets(const at::Tensor& targets, int64_t batch, int64_t nc
   return g;
 }
 
+GroupedTargets padGroupedTargets(const GroupedTargets& g, int64_t capacity) {
+  const int64_t m = g.mask.size(1);
+  if (m > capacity)
+    fail("targets: an image of this batch has ", m, " boxes, more than the capacity ", capacity,
+         " that fixes the loss's shapes; raise the capacity (data/target_capacity.h gives a bound)");
+  const auto pad = [&](const at::Tensor& t) { return at::constant_pad_nd(t, {0, 0, 0, capacity - m}, 0); };
+  return {pad(g.labels), pad(g.xywh), pad(g.mask)};
+}
+
 }  // namespace ywb

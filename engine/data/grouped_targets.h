@@ -18,4 +18,11 @@ struct GroupedTargets {
 /// Throws ywb::Error for an image index outside [0, batch), or a class outside [0, nc) when nc > 0.
 GroupedTargets groupTargets(const at::Tensor& targets, int64_t batch, int64_t nc);
 
+/// `g` with empty rows (mask 0, label 0, box 0) appended up to `capacity` boxes per image, on g's device, so
+/// that every batch of a run has the shapes [B, capacity, ...] (the graph-ready loss,
+/// loss::DetectionLossOptions::fixed_shapes; a run's capacity: targetCapacity, data/target_capacity.h). The
+/// loss ignores such rows, as it ignores groupTargets' padding. Throws ywb::Error when g is padded to more
+/// than `capacity` (groupTargets pads to the largest image's box count): a box is never dropped.
+GroupedTargets padGroupedTargets(const GroupedTargets& g, int64_t capacity);
+
 }  // namespace ywb

@@ -134,6 +134,10 @@ cv::Mat SampleBuilder::fetch(size_t index, Sample& s, bool fresh) const {
   return img;
 }
 
+int64_t SampleBuilder::maxImagesPerSample(const AugmentParams& hyp) {
+  return (hyp.mosaic > 0 ? 4 : 1) * (hyp.mixup > 0 ? 2 : 1);  // mosaic4() below; MixUp in build()
+}
+
 Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners,
                               const SampleDraws* draws) const {
   Sample s;

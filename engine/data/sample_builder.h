@@ -2,6 +2,7 @@
 // MixUp, HSV and flips for training; letterbox for validation. Ultralytics semantics and hyperparameters.
 // Thread rules: build() is const and safe from many threads; all randomness comes from its seed.
 #pragma once
+#include <cstdint>
 #include <memory>
 
 #include "data/image_source.h"
@@ -36,6 +37,12 @@ class SampleBuilder {
                const SampleDraws* draws = nullptr) const;
 
   const ImageSource& source() const { return *source_; }
+
+  /// The most images whose labels one build() can put in a sample under `hyp`: 1 (letterbox, rect batches,
+  /// validation, the close_mosaic epochs); x4 with Mosaic (four tiles; the partners are drawn with
+  /// replacement, so one image may fill all four); x2 with MixUp (it blends two samples, each possibly a
+  /// Mosaic). Clipping and the perspective warp only drop boxes. (data/target_capacity.h bounds a run on it.)
+  static int64_t maxImagesPerSample(const AugmentParams& hyp);
 
  private:
   // Geometry stage (Mosaic or letterbox, then perspective): BGR image and boxes in output pixels.

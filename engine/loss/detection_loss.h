@@ -6,6 +6,7 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <utility>
 #include <vector>
 
 #include "data/grouped_targets.h"
@@ -36,6 +37,13 @@ struct DetectionLossOptions {
   /// Per-class weights [nc] of the class BCE (`cls_pw`, loss/class_weights.h), on the maps' device; undefined
   /// (the default): unweighted, summed as before, bit for bit.
   at::Tensor class_weights;
+  /// Graph-ready (issue 33; not used by the trainer yet): the same loss with no data-dependent shape, branch
+  /// or host read, so that a CUDA graph can capture it with the step: the assigner's fixed-shape path
+  /// (TalOptions::fixed_shapes), the box, DFL and L1 terms summed over every anchor with background anchors
+  /// weighted 0 (the default selects the positives, a data-dependent count), and constants filled on the
+  /// device. Pad the targets to a run-wide capacity (padGroupedTargets) so the shapes stay fixed across
+  /// batches. Equal to the default within float summation order (tests/engine/test_graph_ready_loss.cpp).
+  bool fixed_shapes = false;
 };
 
 struct LossResult {
@@ -58,11 +66,20 @@ class DetectionLoss {
   /// The three terms box, cls, dfl (gains applied) as a [3] tensor that keeps its graph: operator()'s items
   /// before detaching (the end-to-end loss weighs two branches' terms).
   at::Tensor terms(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
+  /// The assignment terms() trains towards (for tests and diagnostics).
+  Assignment assignment(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
 
   const LossGains& gains() const { return opt_.gains; }
   const DetectionLossOptions& options() const { return opt_; }
 
  private:
+  struct Prepared;  // the maps in float and flattened, decoded boxes, anchors, targets in pixels
+  Prepared prepare(const std::vector<at::Tensor>& feats, const GroupedTargets& targets) const;
+  Assignment assign(const Prepared& p) const;
+  /// fixed_shapes: the box and DFL/L1 sums over every anchor (before division by the score sum).
+  std::pair<at::Tensor, at::Tensor> fixedBoxTerms(const Prepared& p, const Assignment& as,
+                                                  const at::Tensor& target_bboxes) const;
+
   DetectionLossOptions opt_;
   TaskAlignedAssigner assigner_;
 };
@@ -75,6 +92,9 @@ struct PaddedTargets {
 };
 PaddedTargets padTargets(const at::Tensor& targets, int64_t batch, int64_t nc, double img_w, double img_h);
 /// Grouped targets (on any device) -> the same padded tensors: boxes scaled to pixels, then xywh -> xyxy.
-PaddedTargets scaleTargets(const GroupedTargets& grouped, double img_w, double img_h);
+/// `device_constants`: the scale [w, h, w, h] is filled on the targets' device rather than copied from the
+/// host (a host-to-device copy cannot be captured in a CUDA graph); the same values.
+PaddedTargets scaleTargets(const GroupedTargets& grouped, double img_w, double img_h,
+                           bool device_constants = false);
 
 }  // namespace ywb::loss

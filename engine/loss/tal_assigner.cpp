@@ -51,8 +51,15 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
   // Alignment metric on the candidates: predicted score of the GT's class ^ alpha * CIoU ^ beta.
   const at::Tensor scores = pd_scores.transpose(1, 2).gather(1, labels.unsqueeze(-1).expand({b, m, a}));
   const at::Tensor bbox_scores = at::where(cand, scores, at::zeros_like(scores));
-  at::Tensor overlaps = at::zeros({b, m, a}, pd_bboxes.options());
-  {  // CIoU of the candidate pairs only, in the mask's row-major order (one nonzero for all three uses)
+  at::Tensor overlaps;
+  if (opt_.fixed_shapes) {  // CIoU of every pair [B,M,A], kept on the candidates: the same per-pair
+                            // arithmetic
+    const at::Tensor all = bboxIoU(gt_bboxes.unsqueeze(2), pd_bboxes.unsqueeze(1), false, true).squeeze(-1);
+    overlaps =
+        at::where(cand, all.clamp_min(0).to(pd_bboxes.scalar_type()), at::zeros({}, pd_bboxes.options()));
+  } else {  // CIoU of the candidate pairs only, in the mask's row-major order (one nonzero for all three
+            // uses)
+    overlaps = at::zeros({b, m, a}, pd_bboxes.options());
     const at::Tensor nz = cand.nonzero();  // [K,3]: image, GT, anchor
     const at::Tensor bi = nz.select(1, 0), mi = nz.select(1, 1), ai = nz.select(1, 2);
     const at::Tensor pd = pd_bboxes.index({bi, ai});  // [K,4]
@@ -73,9 +80,12 @@ Assignment TaskAlignedAssigner::operator()(const at::Tensor& pd_scores, const at
 
   // One GT per anchor: where several claim it, keep the one with the highest overlap (the first on ties, as
   // argmax). Only those few anchors are looked at: their columns of overlaps, reset to one-hot.
-  at::Tensor fg = mask_pos.sum(1);              // [B,A]
-  const at::Tensor multi = fg.gt(1).nonzero();  // [K,2]: image, anchor
-  if (multi.size(0) > 0) {
+  at::Tensor fg = mask_pos.sum(1);  // [B,A]
+  if (opt_.fixed_shapes) {          // every anchor's best GT, taken where several claim it: the same argmax
+    const at::Tensor one_hot = at::zeros_like(mask_pos).scatter_(1, overlaps.argmax(1, true), 1.0);
+    mask_pos = at::where(fg.gt(1).unsqueeze(1), one_hot, mask_pos);
+    fg = mask_pos.sum(1);
+  } else if (const at::Tensor multi = fg.gt(1).nonzero(); multi.size(0) > 0) {  // [K,2]: image, anchor
     const at::Tensor bi = multi.select(1, 0), ai = multi.select(1, 1);
     const at::Tensor best = overlaps.permute({0, 2, 1}).index({bi, ai}).argmax(1);  // [K]
     mask_pos.index_put_({bi, at::indexing::Slice(), ai}, at::zeros({1}, mask_pos.options()));

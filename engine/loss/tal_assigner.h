@@ -1,7 +1,8 @@
 // Task-aligned assignment of ground-truth boxes to anchors (TOOD, as used by YOLOv8): candidates are anchors
 // whose centre lies inside a GT box; among them the top-k by score^alpha * CIoU^beta are positives; an anchor
 // claimed by several GTs keeps the one it overlaps most. Two rules of Ultralytics 8.4 are options: its
-// small-box candidate rule and the one-to-one branch's second top-k (see TalOptions). Runs without autograd.
+// small-box candidate rule and the one-to-one branch's second top-k (see TalOptions); a third option computes
+// the same assignment with fixed shapes, for a step captured in a CUDA graph. Runs without autograd.
 // Thread rules: const after construction; operator() is reentrant.
 #pragma once
 #include <ATen/ATen.h>
@@ -22,6 +23,12 @@ struct TalOptions {
   /// still contains anchor centres. 0 turns it off (Ultralytics 8.3). The IoUs and targets use the real box.
   double small_side = 0;
   double small_side_to = 0;
+  /// Graph-ready (issue 33): the same assignment with no data-dependent shape and no host read, so that a
+  /// CUDA graph can capture it: CIoU of every (GT, anchor) pair kept where the pair is a candidate (the
+  /// default computes the candidate pairs only, found with nonzero), and the several-GTs rule applied to
+  /// every anchor at once (argmax over the GTs, taken where more than one claims it; the default visits those
+  /// anchors, a data-dependent count). Costs [B,M,A] CIoU temporaries (docs/PERFORMANCE.md).
+  bool fixed_shapes = false;
 };
 
 struct Assignment {

@@ -6,3 +6,6 @@ ywb_add_test(test_parity_loss SOURCES test_parity_loss.cpp LABELS unit ENGINE_IN
 ywb_add_test(test_end_to_end_loss SOURCES test_end_to_end_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
 # cls_pw (8.4): class weights from label counts, and the class BCE weighted in every branch of the loss.
 ywb_add_test(test_class_weights SOURCES test_class_weights.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)
+# The graph-ready loss (fixed shapes, issue 33) against the default on every fixture and hand batches, and the
+# CPU stand-in for graph capture: no data-dependent op, one op sequence for any box count at one capacity.
+ywb_add_test(test_graph_ready_loss SOURCES test_graph_ready_loss.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)

@@ -60,6 +60,19 @@ class AutocastScope {
   c10::ScalarType dtype_;
 };
 
+/// `ts` times the one-element tensor `factor`, as new tensors (no host read; see foreachMulByScalarTensor).
+inline std::vector<at::Tensor> foreachTimesScalarTensor(const std::vector<at::Tensor>& ts,
+                                                        const at::Tensor& factor) {
+#if YWB_TORCH_VERSION_NUMBER >= 20100
+  return at::_foreach_mul(ts, factor);
+#else
+  std::vector<at::Tensor> out;
+  out.reserve(ts.size());
+  for (const auto& t : ts) out.push_back(t * factor);
+  return out;
+#endif
+}
+
 }  // namespace ywb::compat
 
 #include <torch/optim/optimizer.h>

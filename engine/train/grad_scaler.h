@@ -38,6 +38,9 @@ class GradScaler {
   /// Adapts the scale after a step and forgets the noted losses.
   void update();
   double currentScale() const { return scale_; }
+  double growthFactor() const { return growth_factor_; }
+  double backoffFactor() const { return backoff_factor_; }
+  int64_t growthInterval() const { return growth_interval_; }
   int64_t growthTracker() const { return growth_tracker_; }
   void restore(double scale, int64_t growth_tracker) {
     scale_ = scale;

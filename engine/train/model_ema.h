@@ -20,11 +20,16 @@ class ModelEma {
   double nextDecay() const;
   int64_t updates() const { return updates_; }
   void setUpdates(int64_t u) { updates_ = u; }
+  double decay() const { return decay_; }
+  double tau() const { return tau_; }
+  /// The averaged tensors (the EMA copy's parameters and floating-point buffers), in floatState's order.
+  const std::vector<at::Tensor>& averaged() const { return ema_state_; }
+  /// A model's parameters and floating-point buffers: what the EMA averages, in its order.
+  static std::vector<at::Tensor> floatState(torch::nn::Module& m);
   torch::nn::Module& module() { return *ema_; }
   std::shared_ptr<torch::nn::Module> modulePtr() { return ema_; }
 
  private:
-  static std::vector<at::Tensor> floatState(torch::nn::Module& m);
   std::shared_ptr<torch::nn::Module> ema_;
   std::vector<at::Tensor> ema_state_;
   double decay_, tau_;

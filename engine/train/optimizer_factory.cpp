@@ -197,6 +197,13 @@ void setGroupMomentum(torch::optim::Optimizer& opt, size_t i, double momentum) {
   // Ultralytics warms up only SGD's momentum (Adam groups have betas, not momentum).
 }
 
+double groupMomentum(torch::optim::Optimizer& opt, size_t i) {
+  auto& o = opt.param_groups().at(i).options();
+  if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o)) return s->momentum();
+  if (auto* a = dynamic_cast<torch::optim::AdamWOptions*>(&o)) return std::get<0>(a->betas());
+  fail("unsupported optimizer options");
+}
+
 double groupLrScale(torch::optim::Optimizer& opt, size_t i) {
   const auto* m = dynamic_cast<const MuSGDOptions*>(&opt.param_groups().at(i).options());
   return m ? m->lr_scale() : 1.0;

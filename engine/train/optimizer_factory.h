@@ -48,6 +48,8 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const ParamGroups& groups
 double groupLr(torch::optim::Optimizer& opt, size_t i);
 void setGroupLr(torch::optim::Optimizer& opt, size_t i, double lr);
 void setGroupMomentum(torch::optim::Optimizer& opt, size_t i, double momentum);
+/// Group `i`'s momentum: SGD's (and MuSGD's) momentum, AdamW's beta1 (fixed: warmup sets only SGD's).
+double groupMomentum(torch::optim::Optimizer& opt, size_t i);
 
 /// Group `i`'s learning rate over the schedule's (3 for MuSGD's class branches, else 1).
 double groupLrScale(torch::optim::Optimizer& opt, size_t i);

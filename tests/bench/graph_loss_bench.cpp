@@ -23,47 +23,15 @@
 #include <utility>
 #include <vector>
 
+#include "bench_util.h"
 #include "data/grouped_targets.h"
 #include "loss/end_to_end_loss.h"
-
-namespace {
-
-// Times the variants interleaved (one call of each per round, after one warm-up round), so that a load
-// elsewhere on the machine slows all of them alike; the median and the minimum of each, in ms.
-std::vector<std::pair<double, double>> timeInterleaved(const std::vector<std::function<void()>>& fs,
-                                                       int iters) {
-  for (const auto& f : fs) f();
-  std::vector<std::vector<double>> ms(fs.size());
-  for (int i = 0; i < iters; ++i)
-    for (size_t k = 0; k < fs.size(); ++k) {
-      const auto t0 = std::chrono::steady_clock::now();
-      fs[k]();
-      ms[k].push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-  std::vector<std::pair<double, double>> out;
-  for (auto& v : ms) {
-    std::sort(v.begin(), v.end());
-    out.emplace_back(v[v.size() / 2], v.front());
-  }
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> a{{"imgsz", "640"}, {"batch", "16"},     {"nc", "80"},
                                        {"boxes", "25"},  {"capacity", "168"}, {"head", "v8"},
                                        {"iters", "10"},  {"threads", "2"},    {"seed", "0"}};
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || !a.count(s.substr(0, eq))) {
-      std::fprintf(stderr, "unknown argument %s\n", s.c_str());
-      return 2;
-    }
-    a[s.substr(0, eq)] = s.substr(eq + 1);
-  }
+  if (!bench::parseArgs(argc, argv, a)) return 2;
   const int64_t imgsz = std::stoll(a["imgsz"]), batch = std::stoll(a["batch"]), nc = std::stoll(a["nc"]);
   const double boxes = std::stod(a["boxes"]);
   const int64_t capacity = std::stoll(a["capacity"]);
@@ -121,9 +89,9 @@ int main(int argc, char** argv) {
     ywb::loss::DetectionLoss(o).assignment(many, targets);
   };
   const auto times =
-      timeInterleaved({[&] { run(false, g); }, [&] { run(true, g); }, [&] { run(true, padded); },
-                       [&] { assign(false, g); }, [&] { assign(true, padded); }},
-                      iters);
+      bench::timeInterleaved({[&] { run(false, g); }, [&] { run(true, g); }, [&] { run(true, padded); },
+                              [&] { assign(false, g); }, [&] { assign(true, padded); }},
+                             iters);
   std::printf(
       "head %s imgsz %lld batch %lld nc %lld: %zu boxes, batch's padded count %lld, capacity %lld, %d "
       "threads; "

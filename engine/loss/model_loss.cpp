@@ -10,7 +10,7 @@ bool smallBoxRuleOf(const model::DetectionModelImpl& m) {
 }
 
 ModelLoss::ModelLoss(const model::DetectionModelImpl& m, LossGains gains, bool small_box_rule,
-                     at::Tensor class_weights) {
+                     at::Tensor class_weights, bool fixed_shapes) {
   DetectionLossOptions o;
   o.nc = m.nc();
   o.strides = m.strides();
@@ -18,6 +18,7 @@ ModelLoss::ModelLoss(const model::DetectionModelImpl& m, LossGains gains, bool s
   o.gains = gains;
   o.small_box_rule = small_box_rule;
   o.class_weights = std::move(class_weights);
+  o.fixed_shapes = fixed_shapes;
   if (m.end2end())
     e2e_.emplace(o);
   else

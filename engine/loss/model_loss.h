@@ -30,8 +30,10 @@ class ModelLoss {
   /// the trainer turns it off only to replay 8.3's reference run, `ywb val` follows the weights
   /// (smallBoxRuleOf). class_weights: `cls_pw`'s per-class weights [nc] on the model's device, for every
   /// branch's class loss (training's and the trainer's validation losses); undefined: none.
+  /// fixed_shapes: the graph-ready form (DetectionLossOptions::fixed_shapes), for targets padded to a
+  /// run-wide capacity.
   explicit ModelLoss(const model::DetectionModelImpl& model, LossGains gains = {}, bool small_box_rule = true,
-                     at::Tensor class_weights = {});
+                     at::Tensor class_weights = {}, bool fixed_shapes = false);
 
   /// Whether the model's head is end-to-end: the loss takes both branches (model forwardHeads) and logs the
   /// one-to-one branch's items.

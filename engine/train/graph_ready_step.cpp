@@ -216,8 +216,12 @@ void GraphReadyStep::updateEma(const at::Tensor& nonfinite) {
   const at::Tensor d = ema_decay_ * (1 - ((ema_updates_ + 1).neg() / ema_tau_).exp());
   ema_updates_.add_(nonfinite.logical_not().to(at::kDouble));
   foreachMulByScalarTensor(ema_state_, pick(nonfinite, 1.0, d).to(at::kFloat));
-  at::_foreach_add_(ema_state_,
-                    foreachTimesScalarTensor(ema_src_, pick(nonfinite, 0.0, 1 - d).to(at::kFloat)));
+  // (1 - d) * w, zeroed for a NaN/Inf step: its BatchNorm statistics may be NaN (a NaN forward pass wrote
+  // them; the trainer puts them back after the step), and NaN * 0 is NaN
+  std::vector<at::Tensor> add =
+      foreachTimesScalarTensor(ema_src_, pick(nonfinite, 0.0, 1 - d).to(at::kFloat));
+  for (auto& t : add) t.masked_fill_(nonfinite, 0);
+  at::_foreach_add_(ema_state_, add);
 }
 
 GraphStepCounts GraphReadyStep::counts() const {

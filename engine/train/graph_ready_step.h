@@ -17,8 +17,9 @@
 // with a host scalar; a device scalar costs one more rounding); a skipped step leaves the parameters, the
 // optimizer state and (for NaN/Inf) the EMA exactly as they were, as the eager step does. Not supported:
 // MuSGD, distributed runs (the ranks' agreement on a skip is a host exchange), parameters that get no
-// gradient. The trainer does not use it yet: capturing the whole step needs a GPU.
-// Thread rules: the trainer thread owns it, with the optimizer, model, EMA and scaler it was made from.
+// gradient. The trainer runs it eagerly when TrainHooks::graphReadyStep asks (the CPU stand-in,
+// train_epoch.cpp); capturing the whole step needs a GPU. Thread rules: the trainer thread owns it, with the
+// optimizer, model, EMA and scaler it was made from.
 #pragma once
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/torch_compat.h"
 #include "cuda/cuda_runtime.h"
+#include "data/grouped_targets.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "sys/host_info.h"
@@ -43,7 +44,34 @@ void noteFirstStep(TrainSession& s) {
 
 using Clock = std::chrono::steady_clock;
 
+// The graph-ready step (TrainHooks::graphReadyStep) from the eager objects, once their optimizer state exists
+// and right after an optimizer step (so no loss is pending in the eager scaler). A parameter whose gradient
+// LibTorch has not allocated yet gets zeros: the same state, held where the graph-ready step can see it.
+void startGraphStep(TrainSession& s) {
+  torch::NoGradGuard no_grad;
+  for (auto& g : s.optimizer->param_groups())
+    for (auto& p : g.params())
+      if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);
+  s.graph_step = std::make_unique<GraphReadyStep>(*s.optimizer, *s.model, *s.ema, *s.scaler);
+  s.graph_counts = {};
+}
+
+// The graph-ready step's outcome: its counts read back (the stand-in reads them every step; a captured
+// graph's run would read them when it logs).
+StepOutcome graphStep(TrainSession& s) {
+  s.graph_step->prepare();
+  s.graph_step->step();
+  const GraphStepCounts c = s.graph_step->counts();
+  const StepOutcome out = c.nonfinite > s.graph_counts.nonfinite ? StepOutcome::NonFinite
+                          : c.overflow > s.graph_counts.overflow ? StepOutcome::Overflow
+                                                                 : StepOutcome::Stepped;
+  s.graph_counts = c;
+  if (StepProfiler* prof = s.hooks->profiler()) prof->mark(StepSegment::Optimizer);  // EMA included
+  return out;
+}
+
 StepOutcome optimizerStep(TrainSession& s) {
+  if (s.graph_step) return graphStep(s);
   s.scaler->unscale(*s.optimizer);
   // no host sync here (LibTorch's version returns a double); the scaler reads its finiteness once
   const at::Tensor grad_norm = clipGradNorm(s.model->parameters(), 10.0);
@@ -90,9 +118,7 @@ bool waitWhilePaused(const TrainSession& s) {
   return !(s.stop && s.stop->load());
 }
 
-}  // namespace
-
-bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
+bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   const int64_t nb = int64_t(s.train_loader->batchesPerEpoch());
   s.model->train();
   s.accel->startEpoch(epoch);  // the loader's epoch; on CUDA also the side-stream prefetch
@@ -121,6 +147,8 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
               "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(s.epochs));
     }
     applyWarmup(s, ni, epoch);
+    if (s.graph_loss && !s.graph_step && ni - 1 == s.last_opt_step && !s.optimizer->state().empty())
+      startGraphStep(s);
     s.hooks->beforeStep(batch.images.size(0));
     if (!s.nonfinite.windowOpen()) s.nonfinite.beginWindow(*s.model, epoch, i);
     at::Tensor x = batch.images.to(s.device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
@@ -128,7 +156,10 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     if (s.multi_scale) x = s.multi_scale->apply(x, ni);  // the size drawn for this step (multi_scale)
     if (s.args.channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     // grouped by the loader on the host: the loss needs no device-to-host read of the targets
-    const GroupedTargets targets = batch.grouped.to(s.device, /*non_blocking=*/true);
+    // (the graph-ready loss: padded to the run's capacity, so that every batch has the same shapes)
+    const GroupedTargets targets =
+        (s.graph_loss ? padGroupedTargets(batch.grouped, s.target_capacity) : batch.grouped)
+            .to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
     // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
     model::HeadOutputs heads;
@@ -141,9 +172,12 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     if (prof) prof->mark(StepSegment::Forward);
     // An end-to-end model's branches weighted by this epoch's o2m (items: the one-to-one branch's, as
     // Ultralytics logs them).
-    const loss::LossResult lr = (*s.loss)(heads, targets, s.o2m.o2m());
+    const loss::LossResult lr = (s.graph_loss ? *s.graph_loss : *s.loss)(heads, targets, s.o2m.o2m());
     if (prof) prof->mark(StepSegment::Loss);
-    s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
+    if (s.graph_step)
+      s.graph_step->scaleLoss(lr.total).backward();
+    else
+      s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
     if (s.dist) distAfterBackward(s, epoch, i);
     if (prof) prof->mark(StepSegment::Backward);
     if (ni - s.last_opt_step >= s.accumulate) {
@@ -215,6 +249,23 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
     lr_out[k] = groupLr(*s.optimizer, reportedGroups(*s.optimizer)[size_t(k)]);
   }
   return true;
+}
+
+}  // namespace
+
+bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
+  bool complete = false;
+  try {
+    complete = trainEpochSteps(s, epoch, tloss, lr_out);
+  } catch (...) {
+    s.graph_step.reset();
+    throw;
+  }
+  // The graph-ready step lives within an epoch: its device-held counters go back into the eager objects here,
+  // before a checkpoint, a rollback or validation reads them; the next epoch makes a new one.
+  if (s.graph_step) s.graph_step->syncBack(*s.optimizer, *s.ema, *s.scaler);
+  s.graph_step.reset();
+  return complete;
 }
 
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {

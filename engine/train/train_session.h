@@ -16,6 +16,7 @@
 #include "loss/o2m_schedule.h"
 #include "model/detection_model.h"
 #include "train/grad_scaler.h"
+#include "train/graph_ready_step.h"
 #include "train/model_ema.h"
 #include "train/multi_scale.h"
 #include "train/nonfinite_guard.h"
@@ -58,7 +59,14 @@ struct TrainSession {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
   NonFiniteGuard nonfinite;  ///< bad (NaN/Inf) steps: counted, skipped, rolled back after a burst
-  double lr_scale = 1.0;     ///< initial_lr relative to the arguments' (lowered by a rollback; checkpointed)
+  // The graph-ready step (TrainHooks::graphReadyStep; issue 33's stand-in): the fixed-shape loss, the
+  // targets' run-wide capacity, and the device-held step, made from the eager objects after an optimizer step
+  // and written back into them (syncBack) when an epoch ends.
+  std::unique_ptr<loss::ModelLoss> graph_loss;
+  int64_t target_capacity = 0;
+  std::unique_ptr<GraphReadyStep> graph_step;
+  GraphStepCounts graph_counts;  ///< graph_step's counts after its last step (to tell each step's outcome)
+  double lr_scale = 1.0;  ///< initial_lr relative to the arguments' (lowered by a rollback; checkpointed)
   OptimizerChoice optim_choice;
   double initial_lr = 0.01;
   double warmup_bias_lr = 0.1;

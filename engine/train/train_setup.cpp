@@ -14,6 +14,7 @@
 #include "core/torch_compat.h"
 #include "data/dataset_scanner.h"
 #include "data/sampler.h"
+#include "data/target_capacity.h"
 #include "dist/dist_context.h"
 #include "dist/dist_training.h"
 #include "loss/class_weights.h"
@@ -24,6 +25,7 @@
 #include "train/checkpoint_state.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
+#include "train/musgd.h"
 #include "train/resume_args.h"
 #include "train/run_models.h"
 #include "train/train_session.h"
@@ -129,8 +131,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // gains and class weights, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless
   // the run replays Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it
   // must repeat.
-  s.loss = std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
-                                             /*small_box_rule=*/a.ultralytics_stream < 0, class_weights);
+  auto modelLoss = [&](bool fixed_shapes) {
+    return std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
+                                             /*small_box_rule=*/a.ultralytics_stream < 0, class_weights,
+                                             fixed_shapes);
+  };
+  s.loss = modelLoss(false);
   const std::vector<int64_t> strides = s.model->strides();
   s.multi_scale.emplace(a.imgsz, a.multi_scale,
                         int(strides.empty() ? 32 : *std::max_element(strides.begin(), strides.end())),
@@ -245,6 +251,20 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     s.log("sync_bn=true applies to distributed runs only; one process uses plain BatchNorm");
   s.scaler = std::make_unique<GradScaler>(s.autocast && s.amp_dtype == at::kHalf);
   if (resume) s.scaler->restore(s.scaler_restore_scale, s.scaler_restore_growth);
+  if (s.hooks
+          ->graphReadyStep()) {  // the graph-ready step's loss and target capacity, or why the run is eager
+    std::string why;
+    if (s.dist) why = "a distributed run's ranks agree on a skipped step on the host";
+    if (dynamic_cast<MuSGD*>(s.optimizer.get())) why = "MuSGD has no graph-ready step yet";
+    if (why.empty()) {
+      s.target_capacity = targetCapacity(*s.train_split, lo.hyp);
+      s.graph_loss = modelLoss(true);
+      s.log("graph-ready step: fixed-shape loss with targets padded to " + std::to_string(s.target_capacity) +
+            " boxes per image; optimizer, loss scale and EMA held on the device");
+    } else {
+      s.log("graph-ready step off: " + why);
+    }
+  }
 }
 
 }  // namespace ywb

@@ -3,6 +3,8 @@ ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_IN
 ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 # The optimizer half of a whole-step CUDA graph (issue 33) against the eager step, and its capture check.
 ywb_add_test(test_graph_ready_step SOURCES test_graph_ready_step.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
+# The trainer with the graph-ready step (its bookkeeping: eager vs graph-ready, NaN skips, resume).
+ywb_add_test(test_graph_ready_train SOURCES test_graph_ready_train.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 # MuSGD against Ultralytics 8.4.52 (../shared/fixtures/ultralytics84): steps, groups, auto rule, resume, kernel.
 ywb_add_test(test_musgd SOURCES test_musgd.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_trainer SOURCES test_trainer.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 900)

@@ -101,8 +101,6 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
   ema_state_ = ema.averaged();
   for (auto& t : ModelEma::floatState(model)) ema_src_.push_back(t.detach());
   const at::TensorOptions f64 = dev.dtype(at::kDouble);
-  host_scalars_ = at::zeros({int64_t(2 * ng)}, at::TensorOptions().dtype(at::kDouble));
-  if (dev.device().is_cuda()) host_scalars_ = host_scalars_.pin_memory();
   scalars_ = at::zeros({int64_t(2 * ng)}, f64);
   scale_ = at::scalar_tensor(scaler.currentScale(), f64);
   growth_ = at::scalar_tensor(double(scaler.growthTracker()), f64);
@@ -113,7 +111,10 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
 
 void GraphReadyStep::prepare() {
   const size_t ng = groups_.size();
-  double* h = host_scalars_.data_ptr<double>();
+  // A new host tensor each step: on CUDA a pinned block that the caching host allocator does not hand out
+  // again before its asynchronous copy has run (one reused buffer could be rewritten while still being read).
+  at::Tensor host = at::empty({int64_t(2 * ng)}, at::TensorOptions().dtype(at::kDouble));
+  double* h = host.data_ptr<double>();
   for (size_t i = 0; i < ng; ++i) {
     h[i] = groupLr(opt_, i);
     h[ng + i] = groupMomentum(opt_, i);
@@ -121,7 +122,8 @@ void GraphReadyStep::prepare() {
     if (adamw_ && h[ng + i] != groups_[i].beta1)
       fail("graph-ready step: AdamW's beta1 of group " + std::to_string(i) + " changed after capture");
   }
-  scalars_.copy_(host_scalars_, /*non_blocking=*/true);
+  if (scalars_.is_cuda()) host = host.pin_memory();
+  scalars_.copy_(host, /*non_blocking=*/true);
 }
 
 at::Tensor GraphReadyStep::scaleLoss(const at::Tensor& loss) {

@@ -83,9 +83,7 @@ class GraphReadyStep {
   bool scaling_;
   double growth_factor_, backoff_factor_;
   int64_t growth_interval_;
-  at::Tensor
-      host_scalars_;    ///< fp64 [2 x groups] on the host (pinned on CUDA): lr, then momentum (AdamW: beta1)
-  at::Tensor scalars_;  ///< the same on the device, read by step()
+  at::Tensor scalars_;  ///< fp64 [2 x groups] on the device: lr, then momentum (AdamW: beta1); read by step()
   at::Tensor scale_, growth_, ema_updates_;  ///< fp64 0-dim on the device
   at::Tensor loss_bad_;                      ///< bool 0-dim: a loss since the last step was NaN/Inf
   at::Tensor counts_;                        ///< int64 [3]: stepped, overflow, nonfinite

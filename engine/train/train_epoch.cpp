@@ -44,7 +44,7 @@ void noteFirstStep(TrainSession& s) {
 
 using Clock = std::chrono::steady_clock;
 
-// The graph-ready step (TrainHooks::graphReadyStep) from the eager objects, once their optimizer state exists
+// The graph-ready step (graph_step=true) from the eager objects, once their optimizer state exists
 // and right after an optimizer step (so no loss is pending in the eager scaler). A parameter whose gradient
 // LibTorch has not allocated yet gets zeros: the same state, held where the graph-ready step can see it.
 void startGraphStep(TrainSession& s) {

@@ -23,10 +23,6 @@ class TrainHooks {
   /// Before the forward pass of each training batch: true fills the batch's input with NaN, so the forward
   /// pass (BatchNorm statistics included), the loss and the gradients all turn NaN, as a corrupt input does.
   virtual bool poisonBatch();
-  /// True: the run trains with the graph-ready step (issue 33's whole-step CUDA graph, not captured yet): the
-  /// fixed-shape loss at the run's target capacity and GraphReadyStep for the optimizer, loss scale and EMA,
-  /// run eagerly. The CPU stand-in whose bookkeeping the tests check; a normal run does not use it.
-  virtual bool graphReadyStep() const { return false; }
 
  private:
   int64_t batches_seen_ = 0;  ///< training batches of this session so far (rollbacks do not reset it)

@@ -59,7 +59,7 @@ struct TrainSession {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
   NonFiniteGuard nonfinite;  ///< bad (NaN/Inf) steps: counted, skipped, rolled back after a burst
-  // The graph-ready step (TrainHooks::graphReadyStep; issue 33's stand-in): the fixed-shape loss, the
+  // The graph-ready step (graph_step=true; issue 33's stand-in): the fixed-shape loss, the
   // targets' run-wide capacity, and the device-held step, made from the eager objects after an optimizer step
   // and written back into them (syncBack) when an epoch ends.
   std::unique_ptr<loss::ModelLoss> graph_loss;

@@ -251,8 +251,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     s.log("sync_bn=true applies to distributed runs only; one process uses plain BatchNorm");
   s.scaler = std::make_unique<GradScaler>(s.autocast && s.amp_dtype == at::kHalf);
   if (resume) s.scaler->restore(s.scaler_restore_scale, s.scaler_restore_growth);
-  if (s.hooks
-          ->graphReadyStep()) {  // the graph-ready step's loss and target capacity, or why the run is eager
+  if (a.graph_step) {  // the graph-ready step's loss and target capacity, or why the run is eager
     std::string why;
     if (s.dist) why = "a distributed run's ranks agree on a skipped step on the host";
     if (dynamic_cast<MuSGD*>(s.optimizer.get())) why = "MuSGD has no graph-ready step yet";
@@ -262,7 +261,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
       s.log("graph-ready step: fixed-shape loss with targets padded to " + std::to_string(s.target_capacity) +
             " boxes per image; optimizer, loss scale and EMA held on the device");
     } else {
-      s.log("graph-ready step off: " + why);
+      s.log("graph_step=true is off for this run: " + why);
     }
   }
 }

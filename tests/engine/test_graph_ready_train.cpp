@@ -1,8 +1,8 @@
-// The trainer with the graph-ready step (issue 33's CPU stand-in for a whole-step CUDA graph; the test hook
-// TrainHooks::graphReadyStep turns it on): the fixed-shape loss on targets padded to the run's capacity, and
-// GraphReadyStep for the loss scale, optimizer and EMA, made after the run's first optimizer step and written
-// back into the eager objects at the end of every epoch. Real sessions on a generated shapes set, driven
-// epoch by epoch as the trainer drives them. Asserted, with where the expectations come from:
+// The trainer with the graph-ready step (graph_step=true: issue 33's CPU stand-in for a whole-step CUDA
+// graph): the fixed-shape loss on targets padded to the run's capacity, and GraphReadyStep for the loss
+// scale, optimizer and EMA, made after the run's first optimizer step and written back into the eager objects
+// at the end of every epoch. Real sessions on a generated shapes set, driven epoch by epoch as the trainer
+// drives them. Asserted, with where the expectations come from:
 // - the same run eagerly and graph-ready gives the same epoch losses to float rounding (the loss and the step
 //   are each equal to the eager ones within ~1e-6, test_graph_ready_loss / test_graph_ready_step), the same
 //   EMA update count and AdamW step counts (one per batch: nbs = batch), the capacity the log names is the
@@ -36,15 +36,13 @@
 
 namespace {
 
-// The trainer's test hooks with the graph-ready step on or off, NaN inputs for the batches in `bad`.
+// The trainer's test hooks with NaN inputs for the batches in `bad`.
 class Hooks : public ywb::TrainHooks {
  public:
-  Hooks(bool graph_ready, std::set<int64_t> bad) : graph_ready_(graph_ready), bad_(std::move(bad)) {}
-  bool graphReadyStep() const override { return graph_ready_; }
+  explicit Hooks(std::set<int64_t> bad = {}) : bad_(std::move(bad)) {}
   bool poisonBatch() override { return bad_.count(n_++) > 0; }
 
  private:
-  bool graph_ready_;
   std::set<int64_t> bad_;
   int64_t n_ = 0;
 };
@@ -97,7 +95,8 @@ struct Run {
   }
 };
 
-// 48 images, batch 8: 6 optimizer steps per epoch (nbs = batch: accumulate 1, so every batch is a step).
+// graph_step=true; 48 images, batch 8: 6 optimizer steps per epoch (nbs = batch: accumulate 1, so every batch
+// is a step).
 ywb::TrainArgs args(const std::string& data, const std::string& project, const std::string& optimizer) {
   ywb::TrainArgs a = ywb::test::tinyRunArgs(data, project);
   a.batch = 8;
@@ -105,6 +104,7 @@ ywb::TrainArgs args(const std::string& data, const std::string& project, const s
   a.epochs = 2;
   a.optimizer = optimizer;
   a.imgsz = 64;
+  a.graph_step = true;
   return a;
 }
 
@@ -137,8 +137,10 @@ class TestGraphReadyTrain : public QObject {
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), fortyEight());
     const ywb::TrainArgs a = args(data, dir.path().toStdString(), optimizer.toStdString());
-    Run eager(a, std::make_shared<Hooks>(false, std::set<int64_t>{}));
-    Run graph(a, std::make_shared<Hooks>(true, std::set<int64_t>{}));
+    ywb::TrainArgs eager_args = a;
+    eager_args.graph_step = false;
+    Run eager(eager_args, std::make_shared<Hooks>());
+    Run graph(a, std::make_shared<Hooks>());
     for (int e = 0; e < 2; ++e) {
       QVERIFY(eager.epoch(e));
       QVERIFY(graph.epoch(e));
@@ -168,8 +170,7 @@ class TestGraphReadyTrain : public QObject {
   void nanBatchesAreSkippedAndCounted() {
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), fortyEight());
-    Run r(args(data, dir.path().toStdString(), "SGD"),
-          std::make_shared<Hooks>(true, std::set<int64_t>{2, 7, 8}));
+    Run r(args(data, dir.path().toStdString(), "SGD"), std::make_shared<Hooks>(std::set<int64_t>{2, 7, 8}));
     QVERIFY(r.epoch(0));
     QCOMPARE(r.s.nonfinite.totalSkipped(), int64_t(1));
     QVERIFY(r.epoch(1));
@@ -187,7 +188,7 @@ class TestGraphReadyTrain : public QObject {
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), fortyEight());
     const ywb::TrainArgs a = args(data, dir.path().toStdString(), "auto");  // AdamW (short run)
-    Run whole(a, std::make_shared<Hooks>(true, std::set<int64_t>{}));
+    Run whole(a, std::make_shared<Hooks>());
     QVERIFY(whole.epoch(0));
     ywb::saveCheckpoints(whole.s, 1, false, "{}");
     const std::string last = whole.s.run_dir + "/weights/last.safetensors";
@@ -198,7 +199,7 @@ class TestGraphReadyTrain : public QObject {
     ywb::TrainArgs ra = a;
     ra.resume = last;
     const ywb::SafetensorsFile ckpt = ywb::readCheckpoint(last);
-    Run resumed(ra, std::make_shared<Hooks>(true, std::set<int64_t>{}), whole.s.run_dir, &ckpt);
+    Run resumed(ra, std::make_shared<Hooks>(), whole.s.run_dir, &ckpt);
     QCOMPARE(resumed.s.start_epoch, 1);
     QVERIFY(resumed.epoch(1));
     const ywb::SafetensorsFile b =

@@ -70,6 +70,9 @@
   X(bool, cudnn_benchmark, true, "hardware", 0, 0,                                                           \
     "cuDNN autotuner: time each convolution's algorithms once per shape (false: cuDNN's heuristics; CUDA "   \
     "only)")                                                                                                 \
+  X(bool, graph_step, false, "hardware", 0, 0,                                                               \
+    "Graph-ready step (experimental): fixed-shape loss on padded targets; optimizer, loss scale and EMA "    \
+    "held on the device (the parts of a whole-step CUDA graph; not captured yet, runs eagerly)")             \
   X(int, world, 1, "hardware", 1, 1024, "CPU ranks for device=cpu distributed runs (Gloo)")                  \
   X(bool, sync_bn, false, "hardware", 0, 0, "SyncBatchNorm across ranks")                                    \
   X(double, dist_timeout, 600.0, "hardware", 1.0, 86400.0, "Collective timeout in seconds")                  \

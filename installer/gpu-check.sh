@@ -278,6 +278,11 @@ for m in "${models[@]}"; do  # the targets' configuration, graphs off and on
 done
 # cuDNN's autotuner against its heuristics (issue 33): time to the first step and the epoch, same call.
 epoch_run yolov8n.yaml "$big" false cudnn_benchmark=false
+# The whole step (forward, fixed-shape loss, backward, optimizer, EMA) as one CUDA graph (graph_step=true with
+# cuda_graphs=true, issue 33; never run on a GPU before), and the same graph-ready step run eagerly: against
+# the rows above (batch 64 = nbs: accumulate 1).
+epoch_run yolov8n.yaml "$big" true graph_step=true
+epoch_run yolov8n.yaml "$big" false graph_step=true
 for m in "${models[@]}"; do  # the rest of the matrix: batch 16, fp32, AutoBatch
   for amp in true false; do
     for g in false true; do

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/torch_compat.h"
+#include "cuda/capture_util.h"
 
 #if YW_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -45,40 +46,6 @@ std::vector<at::Tensor> eagerForward(model::DetectionModel& m, const at::Tensor&
 
 #if YW_WITH_CUDA
 namespace {
-
-GraphKey keyOf(const at::Tensor& x, bool autocast, at::ScalarType dt) {
-  GraphKey k;
-  k.sizes = x.sizes().vec();
-  k.dtype = int(x.scalar_type());
-  k.autocast = autocast;
-  k.autocast_dtype = autocast ? int(dt) : 0;
-  k.channels_last = x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
-  return k;
-}
-
-// Captures in the thread-local mode where LibTorch offers it (2.x): in the default global mode a CUDA call
-// that is not allowed during a capture fails in any thread, and the loader's threads allocate pinned host
-// memory (cudaHostAlloc) while the training thread captures.
-void beginCapture(at::cuda::CUDAGraph& graph, at::cuda::MempoolId_t pool) {
-#if YWB_TORCH_VERSION_NUMBER >= 20000
-  graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
-#else
-  graph.capture_begin(pool);
-#endif
-}
-
-// A capture that fails part way (an allocation inside it that needs a synchronising free, say: AutoBatch with
-// graphs on the H100) leaves its stream capturing, and in the thread-local mode every later forbidden call of
-// this thread fails too, the eager fallback's included. Ends the capture, drops what it recorded and clears
-// the error it left, so that the caller can go on eagerly.
-void abandonCapture(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
-    cudaGraph_t partial = nullptr;
-    if (cudaStreamEndCapture(stream, &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
-  }
-  (void)cudaGetLastError();
-}
 
 // Static buffers and the two graphs of one input shape.
 struct Graphs {
@@ -127,41 +94,21 @@ struct GraphedStep : public torch::autograd::Function<GraphedStep> {
 std::unique_ptr<Graphs> capture(model::DetectionModel& m, const at::Tensor& x, bool autocast,
                                 at::ScalarType dt, const std::vector<at::Tensor>& params) {
   auto g = std::make_unique<Graphs>();
-  const c10::DeviceIndex dev = x.device().index();
-  c10::cuda::CUDAStream compute = c10::cuda::getCurrentCUDAStream(dev);
-  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, dev);
-  at::cuda::CUDAEvent before;
-  before.record(compute);
-  before.block(side);  // a capture runs on a side stream, after the work enqueued so far
-  {
-    const c10::cuda::CUDAStreamGuard guard(side);
+  recordOnSideStream(x.device().index(), [&] {
     g->static_x = x.detach().clone();  // keeps x's memory format
-    // Autocast's cache of low-precision weight copies must not outlive the capture's memory pool.
-    const bool cache = at::autocast::is_autocast_cache_enabled();
-    at::autocast::set_autocast_cache_enabled(false);
-    try {
-      {
-        const compat::AutocastScope amp(c10::DeviceType::CUDA, autocast, dt);
-        beginCapture(g->fwd, {0, 0});
-        g->static_out = trainingMaps(m, g->static_x);
-        g->fwd.capture_end();
-      }
-      for (const auto& o : g->static_out) g->static_grad_out.push_back(at::zeros_like(o));
-      beginCapture(g->bwd, g->fwd.pool());
-      g->static_grad_param = torch::autograd::grad(g->static_out, params, g->static_grad_out,
-                                                   /*retain_graph=*/true, /*create_graph=*/false,
-                                                   /*allow_unused=*/true);
-      g->bwd.capture_end();
-    } catch (...) {
-      abandonCapture(side.stream());
-      at::autocast::set_autocast_cache_enabled(cache);
-      throw;
+    {
+      const compat::AutocastScope amp(c10::DeviceType::CUDA, autocast, dt);
+      beginCapture(g->fwd, {0, 0});
+      g->static_out = trainingMaps(m, g->static_x);
+      g->fwd.capture_end();
     }
-    at::autocast::set_autocast_cache_enabled(cache);
-  }
-  at::cuda::CUDAEvent after;
-  after.record(side);
-  after.block(compute);
+    for (const auto& o : g->static_out) g->static_grad_out.push_back(at::zeros_like(o));
+    beginCapture(g->bwd, g->fwd.pool());
+    g->static_grad_param = torch::autograd::grad(g->static_out, params, g->static_grad_out,
+                                                 /*retain_graph=*/true, /*create_graph=*/false,
+                                                 /*allow_unused=*/true);
+    g->bwd.capture_end();
+  });
   return g;
 }
 
@@ -216,7 +163,7 @@ std::vector<at::Tensor> GraphedModel::run(const at::Tensor& x, bool autocast, at
     return eagerForward(d.model, x, autocast, autocast_dtype);
   }
 #if YW_WITH_CUDA
-  const GraphAction a = d.policy.decide(keyOf(x, autocast, autocast_dtype));
+  const GraphAction a = d.policy.decide(graphKeyOf(x, autocast, autocast_dtype));
   if (a == GraphAction::Eager) return eagerForward(d.model, x, autocast, autocast_dtype);
   std::vector<at::Tensor> params;
   for (const auto& p : d.model->parameters()) {

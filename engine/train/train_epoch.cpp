@@ -54,13 +54,14 @@ void startGraphStep(TrainSession& s) {
       if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);
   s.graph_step = std::make_unique<GraphReadyStep>(*s.optimizer, *s.model, *s.ema, *s.scaler);
   s.graph_counts = {};
+  // With accumulate 1 the whole step is one body, captured as one CUDA graph when cuda_graphs is on there.
+  if (s.whole_step)
+    s.whole_graph = std::make_unique<cuda::WholeStepGraph>(s.args.cuda_graphs && s.device.is_cuda());
 }
 
 // The graph-ready step's outcome: its counts read back (the stand-in reads them every step; a captured
 // graph's run would read them when it logs).
-StepOutcome graphStep(TrainSession& s) {
-  s.graph_step->prepare();
-  s.graph_step->step();
+StepOutcome graphOutcome(TrainSession& s) {
   const GraphStepCounts c = s.graph_step->counts();
   const StepOutcome out = c.nonfinite > s.graph_counts.nonfinite ? StepOutcome::NonFinite
                           : c.overflow > s.graph_counts.overflow ? StepOutcome::Overflow
@@ -68,6 +69,62 @@ StepOutcome graphStep(TrainSession& s) {
   s.graph_counts = c;
   if (StepProfiler* prof = s.hooks->profiler()) prof->mark(StepSegment::Optimizer);  // EMA included
   return out;
+}
+
+StepOutcome graphStep(TrainSession& s) {
+  s.graph_step->prepare();
+  s.graph_step->step();
+  return graphOutcome(s);
+}
+
+// The whole step as one body (graph_step=true, accumulate 1): the model's forward (eager, under autocast:
+// CUDA graphs of the forward alone would nest in this capture), the graph-ready loss, the scaled backward and
+// the graph-ready update, captured and replayed as one CUDA graph where that is on. Returns the loss items.
+at::Tensor wholeStep(TrainSession& s, const at::Tensor& x, const GroupedTargets& targets) {
+  s.graph_step->prepare();  // on the host, before the replay
+  const double o2m = s.o2m.o2m();
+  return s.whole_graph->run(x, targets, s.autocast, s.amp_dtype,
+                            [&s, o2m](const at::Tensor& xi, const GroupedTargets& ti) {
+                              model::HeadOutputs heads;
+                              {
+                                const compat::AutocastScope amp(xi.device().type(), s.autocast, s.amp_dtype);
+                                if (s.loss->endToEnd())
+                                  heads = s.model->forwardHeads(xi);
+                                else
+                                  heads.one2many = s.model->forward(xi);
+                              }
+                              const loss::LossResult r = (*s.graph_loss)(heads, ti, o2m);
+                              s.graph_step->scaleLoss(r.total).backward();
+                              s.graph_step->step();
+                              return r.items;
+                            });
+}
+
+// The forward, the loss and the scaled backward of the step as separate parts (every run but a whole-step
+// one). Returns the loss items.
+at::Tensor forwardBackward(TrainSession& s, const at::Tensor& x, const GroupedTargets& targets, int epoch,
+                           int64_t i) {
+  StepProfiler* prof = s.hooks->profiler();
+  // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
+  model::HeadOutputs heads;
+  if (s.loss->endToEnd()) {
+    // An end-to-end head (YOLO26) trains both branches (graphed together when cuda_graphs).
+    heads = s.accel->forwardHeads(x, s.autocast, s.amp_dtype);
+  } else {
+    heads.one2many = s.accel->forward(x, s.autocast, s.amp_dtype);
+  }
+  if (prof) prof->mark(StepSegment::Forward);
+  // An end-to-end model's branches weighted by this epoch's o2m (items: the one-to-one branch's, as
+  // Ultralytics logs them).
+  const loss::LossResult lr = (s.graph_loss ? *s.graph_loss : *s.loss)(heads, targets, s.o2m.o2m());
+  if (prof) prof->mark(StepSegment::Loss);
+  if (s.graph_step)
+    s.graph_step->scaleLoss(lr.total).backward();
+  else
+    s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
+  if (s.dist) distAfterBackward(s, epoch, i);
+  if (prof) prof->mark(StepSegment::Backward);
+  return lr.items;
 }
 
 StepOutcome optimizerStep(TrainSession& s) {
@@ -147,7 +204,8 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
               "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(s.epochs));
     }
     applyWarmup(s, ni, epoch);
-    if (s.graph_loss && !s.graph_step && ni - 1 == s.last_opt_step && !s.optimizer->state().empty())
+    if (s.args.graph_step && s.graph_loss && !s.graph_step && ni - 1 == s.last_opt_step &&
+        !s.optimizer->state().empty())
       startGraphStep(s);
     s.hooks->beforeStep(batch.images.size(0));
     if (!s.nonfinite.windowOpen()) s.nonfinite.beginWindow(*s.model, epoch, i);
@@ -161,27 +219,10 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
         (s.graph_loss ? padGroupedTargets(batch.grouped, s.target_capacity) : batch.grouped)
             .to(s.device, /*non_blocking=*/true);
     if (prof) prof->mark(StepSegment::Transfer);
-    // graphed when cuda_graphs; autocast inside; the loss casts the head outputs to fp32 once
-    model::HeadOutputs heads;
-    if (s.loss->endToEnd()) {
-      // An end-to-end head (YOLO26) trains both branches (graphed together when cuda_graphs).
-      heads = s.accel->forwardHeads(x, s.autocast, s.amp_dtype);
-    } else {
-      heads.one2many = s.accel->forward(x, s.autocast, s.amp_dtype);
-    }
-    if (prof) prof->mark(StepSegment::Forward);
-    // An end-to-end model's branches weighted by this epoch's o2m (items: the one-to-one branch's, as
-    // Ultralytics logs them).
-    const loss::LossResult lr = (s.graph_loss ? *s.graph_loss : *s.loss)(heads, targets, s.o2m.o2m());
-    if (prof) prof->mark(StepSegment::Loss);
-    if (s.graph_step)
-      s.graph_step->scaleLoss(lr.total).backward();
-    else
-      s.scaler->scale(s.dist ? distScaleLoss(s, lr.total) : lr.total).backward();
-    if (s.dist) distAfterBackward(s, epoch, i);
-    if (prof) prof->mark(StepSegment::Backward);
+    const bool whole = s.whole_graph != nullptr;
+    const at::Tensor step_items = whole ? wholeStep(s, x, targets) : forwardBackward(s, x, targets, epoch, i);
     if (ni - s.last_opt_step >= s.accumulate) {
-      const StepOutcome out = optimizerStep(s);
+      const StepOutcome out = whole ? graphOutcome(s) : optimizerStep(s);
       s.last_opt_step = ni;
       if (out == StepOutcome::NonFinite)
         s.nonfinite.skipped(*s.model, epoch, i);
@@ -189,7 +230,7 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
         s.nonfinite.closeWindow(out == StepOutcome::Stepped);
     }
     {  // running mean over the batches with a finite loss (no host sync; the same arithmetic as Ultralytics')
-      const at::Tensor items = lr.items.to(s.device);
+      const at::Tensor items = step_items.to(s.device);
       const at::Tensor ok = items.isfinite().all();
       mean_loss = at::where(ok, (mean_loss * finite_batches + items) / (finite_batches + 1), mean_loss);
       finite_batches = finite_batches + ok;
@@ -258,12 +299,22 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   try {
     complete = trainEpochSteps(s, epoch, tloss, lr_out);
   } catch (...) {
+    s.whole_graph.reset();
     s.graph_step.reset();
     throw;
   }
   // The graph-ready step lives within an epoch: its device-held counters go back into the eager objects here,
   // before a checkpoint, a rollback or validation reads them; the next epoch makes a new one.
   if (s.graph_step) s.graph_step->syncBack(*s.optimizer, *s.ema, *s.scaler);
+  if (s.whole_graph && s.whole_graph->capturing()) {
+    const cuda::GraphCapturePolicy& p = s.whole_graph->policy();
+    s.log("whole-step CUDA graph, epoch " + std::to_string(epoch + 1) + ": " + std::to_string(p.captures()) +
+          " capture(s), " + std::to_string(p.replays()) + " replays, " + std::to_string(p.eagerSteps()) +
+          " eager steps");
+  } else if (s.whole_graph && s.whole_graph->policy().disabled()) {
+    s.log("whole-step CUDA graph off: " + s.whole_graph->policy().note() + "; training runs eagerly");
+  }
+  s.whole_graph.reset();  // it holds the graph-ready step's tensors: dropped first
   s.graph_step.reset();
   return complete;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cuda/train_accel.h"
+#include "cuda/whole_step_graph.h"
 #include "data/loader.h"
 #include "io/safetensors.h"
 #include "loss/model_loss.h"
@@ -65,6 +66,10 @@ struct TrainSession {
   std::unique_ptr<loss::ModelLoss> graph_loss;
   int64_t target_capacity = 0;
   std::unique_ptr<GraphReadyStep> graph_step;
+  /// accumulate 1 (nbs <= batch): forward, loss, backward and update run as one body (WholeStepGraph), one
+  /// CUDA graph with cuda_graphs=true on a GPU; made and dropped with graph_step.
+  bool whole_step = false;
+  std::unique_ptr<cuda::WholeStepGraph> whole_graph;
   GraphStepCounts graph_counts;  ///< graph_step's counts after its last step (to tell each step's outcome)
   double lr_scale = 1.0;  ///< initial_lr relative to the arguments' (lowered by a rollback; checkpointed)
   OptimizerChoice optim_choice;

@@ -258,8 +258,14 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     if (why.empty()) {
       s.target_capacity = targetCapacity(*s.train_split, lo.hyp);
       s.graph_loss = modelLoss(true);
+      s.whole_step = s.accumulate == 1;
+      const bool capture = s.whole_step && a.cuda_graphs && s.device.is_cuda();
       s.log("graph-ready step: fixed-shape loss with targets padded to " + std::to_string(s.target_capacity) +
-            " boxes per image; optimizer, loss scale and EMA held on the device");
+            " boxes per image; optimizer, loss scale and EMA held on the device; " +
+            (capture        ? "the whole step captured as one CUDA graph"
+             : s.whole_step ? "the whole step as one body, run eagerly"
+                            : "accumulate " + std::to_string(s.accumulate) +
+                                  " batches: forward, loss and update apart, run eagerly"));
     } else {
       s.log("graph_step=true is off for this run: " + why);
     }

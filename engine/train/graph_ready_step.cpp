@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "core/torch_compat.h"
 #include "train/foreach_adamw.h"
 #include "train/foreach_sgd.h"
 #include "train/grad_clip.h"
+#include "train/musgd.h"
+#include "train/newton_schulz.h"
 #include "train/optimizer_factory.h"
 
 namespace ywb {
@@ -47,8 +50,9 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
       backoff_factor_(scaler.backoffFactor()),
       growth_interval_(scaler.growthInterval()) {
   adamw_ = dynamic_cast<ForeachAdamW*>(&opt) != nullptr;
-  if (!adamw_ && !dynamic_cast<ForeachSGD*>(&opt))
-    fail("graph-ready step: only SGD and AdamW can step inside a graph (MuSGD cannot yet)");
+  musgd_ = dynamic_cast<MuSGD*>(&opt) != nullptr;
+  if (!adamw_ && !musgd_ && !dynamic_cast<ForeachSGD*>(&opt))
+    fail("graph-ready step: only SGD, AdamW and MuSGD can step inside a graph");
   at::TensorOptions dev;
   const size_t ng = opt.param_groups().size();
   auto& state = opt.state();
@@ -74,6 +78,11 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
         adam_step = st.step();
         g.exp_avg.push_back(st.exp_avg());
         g.exp_avg_sq.push_back(st.exp_avg_sq());
+      } else if (musgd_) {
+        auto& st = static_cast<MuSGDParamState&>(*it->second);
+        g.bufs.push_back(st.momentum_buffer());
+        if (static_cast<const MuSGDOptions&>(pg.options()).use_muon())
+          g.muon_bufs.push_back(st.muon_buffer());
       } else {
         g.bufs.push_back(static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer());
       }
@@ -88,10 +97,18 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
       g.beta2 = std::get<1>(o.betas());
       g.adam_step = at::scalar_tensor(double(std::max<int64_t>(0, adam_step)), dev.dtype(at::kDouble));
     } else {
-      auto& o = static_cast<torch::optim::SGDOptions&>(pg.options());
+      auto& o = static_cast<torch::optim::SGDOptions&>(pg.options());  // MuSGDOptions derives from it
       g.weight_decay = o.weight_decay();
       g.dampening = o.dampening();
       g.nesterov = o.nesterov();
+      if (const auto* m = dynamic_cast<const MuSGDOptions*>(&o); m && m->use_muon()) {
+        g.muon = m->muon();
+        g.sgd = m->sgd();
+        for (size_t k = 0; k < g.muon_bufs.size(); ++k)
+          if (!g.muon_bufs[k].defined())
+            fail("graph-ready step: " + describeParam(gi, k) +
+                 " has no Muon state; run one eager step first");
+      }
     }
     all_params_.insert(all_params_.end(), g.params.begin(), g.params.end());
     all_grads_.insert(all_grads_.end(), g.grads.begin(), g.grads.end());
@@ -151,7 +168,9 @@ void GraphReadyStep::step() {
   const at::Tensor keep = found.logical_not().to(at::kDouble);
   // A skipped step's gradients become zeros, so that it multiplies by 1 and adds 0 below.
   for (auto& g : all_grads_) g.masked_fill_(found, 0);
+  if (musgd_) muonUpdates(keep, found);  // MuSGD: every group's Muon update first, then the SGD ones
   for (size_t i = 0; i < groups_.size(); ++i) {
+    if (groups_[i].params.empty()) continue;  // (MuSGD's class-branch groups of a model without some)
     if (adamw_)
       adamwGroup(groups_[i], i, keep, found);
     else
@@ -185,8 +204,36 @@ void GraphReadyStep::sgdGroup(Group& g, size_t i, const at::Tensor& keep, const 
   at::_foreach_add_(g.bufs, d_p, 1 - g.dampening);
   std::vector<at::Tensor> update =
       g.nesterov ? at::_foreach_add(d_p, foreachTimesScalarTensor(g.bufs, momentum.to(at::kFloat))) : g.bufs;
-  // p -= lr * update; a skipped step's rate is 0
-  at::_foreach_add_(g.params, foreachTimesScalarTensor(update, (lr * keep).neg().to(at::kFloat)));
+  // p -= lr * sgd * update (sgd: MuSGD's weight of the SGD update, 1 otherwise); a skipped step's rate is 0
+  at::_foreach_add_(g.params, foreachTimesScalarTensor(update, (lr * g.sgd * keep).neg().to(at::kFloat)));
+}
+
+// MuSGD::muonUpdate with the momentum and learning rate read from the device: buf += (1 - m)(g - buf), the
+// Nesterov update g + m (buf - g), every matrix orthogonalised in one call, p -= lr * muon * orth. A skipped
+// step's gradients are zeros, its buffer weight and rate 0.
+void GraphReadyStep::muonUpdates(const at::Tensor& keep, const at::Tensor& found) {
+  const int64_t ng = int64_t(groups_.size());
+  std::vector<at::Tensor> matrices;
+  std::vector<std::pair<size_t, size_t>> owner;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group& g = groups_[i];
+    if (g.muon == 0) continue;
+    const at::Tensor m = scalars_[ng + int64_t(i)];
+    const at::Tensor into_buf = pick(found, 0.0, 1 - m).to(at::kFloat), m_f = m.to(at::kFloat);
+    for (size_t k = 0; k < g.params.size(); ++k) {
+      g.muon_bufs[k].lerp_(g.grads[k], into_buf);
+      const at::Tensor u = g.nesterov ? g.grads[k].lerp(g.muon_bufs[k], m_f) : g.muon_bufs[k];
+      matrices.push_back(u.reshape({u.size(0), -1}));
+      owner.emplace_back(i, k);
+    }
+  }
+  const std::vector<at::Tensor> orth = newtonSchulz5(matrices);
+  for (size_t j = 0; j < orth.size(); ++j) {
+    Group& g = groups_[owner[j].first];
+    const at::Tensor& p = g.params[owner[j].second];
+    const at::Tensor rate = (scalars_[int64_t(owner[j].first)] * g.muon * keep).neg().to(at::kFloat);
+    p.add_(orth[j].view(p.sizes()) * rate);
+  }
 }
 
 // ForeachAdamW's arithmetic with the learning rate from the device and the step count kept there.

@@ -1,5 +1,5 @@
 // The optimizer half of a whole-step CUDA graph (issue 33): the trainer's optimizer step (loss scaling,
-// unscale, clipping to norm 10, the finiteness check that skips a step, SGD or AdamW, the loss scale's
+// unscale, clipping to norm 10, the finiteness check that skips a step, SGD, AdamW or MuSGD, the loss scale's
 // back-off and growth, EMA) with everything that changes from step to step held in device tensors, so that
 // one captured sequence of kernels serves every step. Eagerly (train_epoch.cpp's optimizerStep) the same work
 // reads the finiteness flags on the host and passes the learning rate, momentum, EMA decay and loss scale as
@@ -16,7 +16,7 @@
 // results equal the eager step's within float rounding (the eager SGD and AdamW fuse a multiply into an add
 // with a host scalar; a device scalar costs one more rounding); a skipped step leaves the parameters, the
 // optimizer state and (for NaN/Inf) the EMA exactly as they were, as the eager step does. Not supported:
-// MuSGD, distributed runs (the ranks' agreement on a skip is a host exchange), parameters that get no
+// distributed runs (the ranks' agreement on a skip is a host exchange), parameters that get no
 // gradient. The trainer runs it eagerly when TrainHooks::graphReadyStep asks (the CPU stand-in,
 // train_epoch.cpp); capturing the whole step needs a GPU. Thread rules: the trainer thread owns it, with the
 // optimizer, model, EMA and scaler it was made from.
@@ -40,11 +40,11 @@ struct GraphStepCounts {
 
 class GraphReadyStep {
  public:
-  /// Takes over the step of `opt` (ForeachSGD or ForeachAdamW, as makeOptimizer builds them; any other
-  /// optimizer throws ywb::Error) for `model`, with `ema` and the loss scale and growth count of `scaler`.
-  /// Every parameter of `opt` must already have a gradient and optimizer state: run one eager step first
-  /// (a capture needs eager warm-up steps anyway); otherwise throws ywb::Error saying so. All of them must
-  /// outlive this object.
+  /// Takes over the step of `opt` (ForeachSGD, ForeachAdamW or MuSGD, as makeOptimizer builds them; any
+  /// other optimizer throws ywb::Error) for `model`, with `ema` and the loss scale and growth count of
+  /// `scaler`. Every parameter of `opt` must already have a gradient and optimizer state: run one eager step
+  /// first (a capture needs eager warm-up steps anyway); otherwise throws ywb::Error saying so. All of them
+  /// must outlive this object.
   GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& model, ModelEma& ema,
                  const GradScaler& scaler, double max_norm = 10.0);
 
@@ -65,18 +65,20 @@ class GraphReadyStep {
 
  private:
   struct Group {
-    std::vector<at::Tensor> params, grads, bufs, exp_avg, exp_avg_sq;
+    std::vector<at::Tensor> params, grads, bufs, exp_avg, exp_avg_sq, muon_bufs;
     double weight_decay = 0, dampening = 0, eps = 0, beta1 = 0, beta2 = 0;
+    double muon = 0, sgd = 1;  ///< MuSGD's weights of the Muon and SGD updates (use_muon groups: muon > 0)
     bool nesterov = false;
     at::Tensor adam_step;  ///< fp64 0-dim: AdamW's step count after the last step
   };
   void sgdGroup(Group& g, size_t i, const at::Tensor& keep, const at::Tensor& found);
+  void muonUpdates(const at::Tensor& keep, const at::Tensor& found);
   void adamwGroup(Group& g, size_t i, const at::Tensor& keep, const at::Tensor& found);
   void updateEma(const at::Tensor& nonfinite);
 
   torch::optim::Optimizer& opt_;
   torch::nn::Module& model_;
-  bool adamw_ = false;
+  bool adamw_ = false, musgd_ = false;
   std::vector<Group> groups_;
   std::vector<at::Tensor> all_params_, all_grads_, ema_state_, ema_src_;
   double max_norm_, ema_decay_, ema_tau_;

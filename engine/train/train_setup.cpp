@@ -25,7 +25,6 @@
 #include "train/checkpoint_state.h"
 #include "train/device.h"
 #include "train/lr_schedule.h"
-#include "train/musgd.h"
 #include "train/resume_args.h"
 #include "train/run_models.h"
 #include "train/train_session.h"
@@ -254,7 +253,6 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.graph_step) {  // the graph-ready step's loss and target capacity, or why the run is eager
     std::string why;
     if (s.dist) why = "a distributed run's ranks agree on a skipped step on the host";
-    if (dynamic_cast<MuSGD*>(s.optimizer.get())) why = "MuSGD has no graph-ready step yet";
     if (why.empty()) {
       s.target_capacity = targetCapacity(*s.train_split, lo.hyp);
       s.graph_loss = modelLoss(true);

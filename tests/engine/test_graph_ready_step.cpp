@@ -34,6 +34,7 @@
 #include "train/graph_ready_step.h"
 #include "train/lr_schedule.h"
 #include "train/model_ema.h"
+#include "train/musgd.h"
 #include "train/optimizer_factory.h"
 
 using ywb::GradScaler;
@@ -134,6 +135,10 @@ std::vector<at::Tensor> optimizerState(torch::optim::Optimizer& opt) {
     for (auto& p : g.params()) {
       auto& st = *opt.state().at(ywb::compat::optimizerStateKey(opt.state(), p));
       if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(&st)) out.push_back(sgd->momentum_buffer());
+      if (auto* mu = dynamic_cast<ywb::MuSGDParamState*>(&st)) {
+        out.push_back(mu->momentum_buffer());
+        if (mu->muon_buffer().defined()) out.push_back(mu->muon_buffer());
+      }
       if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(&st)) {
         out.push_back(adam->exp_avg());
         out.push_back(adam->exp_avg_sq());
@@ -309,6 +314,27 @@ class TestGraphReadyStep : public QObject {
     qInfo("worst relative difference %.3g", worst);
   }
 
+  // MuSGD (8.4's choice for long runs) with loss scaling: Muon's buffers and orthogonalised updates beside
+  // SGD's, an overflow and a NaN loss skipped. The buffers stay within 1e-7 of the eager ones (LibTorch's
+  // lerp with a tensor weight does not round exactly as with a number), but the bfloat16 Newton-Schulz
+  // magnifies that: an input a few ulps apart can round to the next bfloat16 (2^-8 = 0.4% of an entry), so
+  // the parameters are compared to 5% of a step (0.6% measured at step 5, 2026-11-26). A dropped Muon update
+  // would be 17% of a step off (0.2 of 1.2), a wrong rate or a missed skip whole steps.
+  void musgdMatchesEager() {
+    Side eager = makeSide("MuSGD", true, nullptr);
+    Side graph = makeSide("MuSGD", true, &eager.model);
+    const std::vector<Event> ev{Event::None, Event::Overflow, Event::None, Event::NanLoss, Event::None};
+    double worst = 0;
+    auto step = runSideBySide(eager, graph, ev, 5e-2, &worst);
+    QVERIFY(step);
+    QCOMPARE(step->counts().overflow, eager.scaler->skippedSteps());     // 1
+    QCOMPARE(step->counts().nonfinite, eager.scaler->nonFiniteSteps());  // 1
+    step->syncBack(*graph.opt, *graph.ema, *graph.scaler);
+    QCOMPARE(graph.ema->updates(), eager.ema->updates());
+    QCOMPARE(graph.scaler->currentScale(), eager.scaler->currentScale());
+    qInfo("worst relative difference %.3g", worst);
+  }
+
   // The capture check: the step's ops, shapes and scalar arguments do not depend on the step's values.
   void sameOpsEveryStep() {
     Side s = makeSide("SGD", true, nullptr);
@@ -392,16 +418,6 @@ class TestGraphReadyStep : public QObject {
       GraphReadyStep(*s.opt, *s.model, *s.ema, *s.scaler);
     } catch (const ywb::Error& e) {
       QVERIFY2(std::string(e.what()).find("eager step") != std::string::npos, e.what());
-    }
-    Side m = makeSide("MuSGD", false, nullptr);
-    backwardOn(m, 1);
-    eagerStep(m);
-    backwardOn(m, 2);
-    try {
-      GraphReadyStep(*m.opt, *m.model, *m.ema, *m.scaler);
-      QFAIL("MuSGD accepted");
-    } catch (const ywb::Error& e) {
-      QVERIFY2(std::string(e.what()).find("MuSGD") != std::string::npos, e.what());
     }
   }
 };

@@ -116,11 +116,14 @@ ywb::test::TinyData fortyEight() {
   return d;
 }
 
-int64_t adamSteps(torch::optim::Optimizer& opt) {  // AdamW's step count (all parameters alike); SGD: -1
-  const auto& p = opt.param_groups()[0].params()[0];
-  auto* st = dynamic_cast<torch::optim::AdamWParamState*>(
-      opt.state().at(ywb::compat::optimizerStateKey(opt.state(), p)).get());
-  return st ? st->step() : -1;
+int64_t adamSteps(torch::optim::Optimizer& opt) {  // AdamW's step count (all parameters alike); others: -1
+  for (auto& g : opt.param_groups()) {
+    if (g.params().empty()) continue;  // MuSGD has groups that may hold none
+    auto* st = dynamic_cast<torch::optim::AdamWParamState*>(
+        opt.state().at(ywb::compat::optimizerStateKey(opt.state(), g.params()[0])).get());
+    return st ? st->step() : -1;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -135,6 +138,7 @@ class TestGraphReadyTrain : public QObject {
     QTest::newRow("SGD, whole step") << QString("SGD") << 1;
     QTest::newRow("AdamW, whole step") << QString("AdamW") << 1;
     QTest::newRow("SGD, accumulate 2") << QString("SGD") << 2;
+    QTest::newRow("MuSGD, whole step") << QString("MuSGD") << 1;
   }
   void sameRunAsEager() {
     QFETCH(QString, optimizer);
@@ -162,7 +166,9 @@ class TestGraphReadyTrain : public QObject {
         // (an anchor whose alignment metric ties flips between positive and background): with accumulate 2,
         // epoch 2's parameters went from 1e-6 apart to 6e-4 in one step and its box loss 1% apart, with both
         // runs on the same fixed-shape loss and the steps before it at rounding level.
-        if (e == 0) QVERIFY2(std::abs(x - y) <= 1e-4 * y, "epoch 1's loss differs from the eager run's");
+        // MuSGD: its bfloat16 Newton-Schulz magnifies rounding (test_graph_ready_step), hence 1e-3.
+        const double tolerance = optimizer == "MuSGD" ? 1e-3 : 1e-4;
+        if (e == 0) QVERIFY2(std::abs(x - y) <= tolerance * y, "epoch 1's loss differs from the eager run's");
       }
     }
     const int64_t steps = 12 / accumulate;  // 12 batches in 2 epochs

@@ -67,7 +67,21 @@ def train_figures(stdout, cmd, nvsmi):
             except ValueError:
                 pass
     r["peak_nvml_mib"] = max(used) if used else None
+    # The run's own split of its wall time (scan, AMP check, data wait, steps, validation, checkpoints, ...).
+    r["time_split"] = {t["name"]: round(t["seconds"], 2) for t in fin.get("time_split") or []
+                       if isinstance(t, dict) and "name" in t}
     return r
+
+
+def last_json(out):
+    """The JSON a bench verb printed: the whole output (bench loader prints one indented object), else its
+    last line (the others print one line after their progress)."""
+    if not out.strip():
+        return None
+    try:
+        return json.loads(out)
+    except ValueError:
+        return json.loads(out.strip().splitlines()[-1])
 
 
 def record(kind, n, rc, secs, cmd, stdout_path, err, nvsmi=""):
@@ -77,7 +91,7 @@ def record(kind, n, rc, secs, cmd, stdout_path, err, nvsmi=""):
         if kind == "ywb train":
             rec["result"] = train_figures(out, cmd, nvsmi)
         else:
-            rec["result"] = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
+            rec["result"] = last_json(out)
     except Exception:
         rec["output"] = out[-600:]
     if int(rc) != 0:
@@ -98,15 +112,18 @@ def row(r):
                 f"first step at {fmt(x.get('first_step_s'), '.1f')} s (process) / {fmt(x.get('first_step_run_s'), '.1f')} s (run); "
                 f"steady {fmt(x.get('steady_images_per_s'))} img/s (epochs {x.get('steady_epochs')}), run average "
                 f"{fmt(x.get('images_per_s'), '.1f')} img/s; peak memory {fmt(x.get('peak_nvml_mib'))} MiB (nvidia-smi, whole device), "
-                f"{fmt(x.get('peak_allocated_mib'))} MiB (tensor allocator); AMP {x.get('amp')}; mAP50-95 {fmt(x.get('best_fitness'), '.4f')} |")
+                f"{fmt(x.get('peak_allocated_mib'))} MiB (tensor allocator); AMP {x.get('amp')}; mAP50-95 {fmt(x.get('best_fitness'), '.4f')}; "
+                f"split (s): {', '.join(f'{k} {v}' for k, v in (x.get('time_split') or {}).items()) or '-'} |")
     if r["kind"] == "bench model":
         mem = x.get("gpu_mem_peak", -1)
-        return (f"| {x.get('model')} b{x.get('batch')} amp={x.get('amp')} graphs={x.get('graphs')} | "
+        opt = f" optimizer={x['optimizer']}" if x.get("optimizer") else ""
+        return (f"| {x.get('model')} b{x.get('batch')} amp={x.get('amp')} graphs={x.get('graphs')}{opt} | "
                 f"{x.get('images_per_s', 0):.0f} img/s, step {x.get('total_ms', 0):.1f} ms (fwd {x.get('forward_ms', 0):.1f}, "
                 f"loss {x.get('loss_ms', 0):.1f}, bwd {x.get('backward_ms', 0):.1f}, opt {x.get('step_ms', 0):.1f}), "
                 f"peak {mem / 2**20:.0f} MiB |")
     keys = ["batch", "amp", "images_per_s", "compute_images_per_s", "data_wait_share", "train_images_per_s",
-            "train_s", "val_s", "peak_device_mem", "gpu_util", "map50"]
+            "train_s", "val_s", "peak_device_mem", "gpu_util", "map50", "workers", "cpu_ms", "decode_ms", "augment_ms",
+            "wait_ms_per_batch"]
     return f"| {r['command'].replace('ywb ', '')} | " + ", ".join(f"{k} {x[k]}" for k in keys if k in x) + " |"
 
 
@@ -153,7 +170,7 @@ def report(out, runs_path, tests_rc, torch_info, gpu, cores, secs, logs):
     md += gui_section(out, tests, tests_log)
     md += ["## ywb train (end to end)", "", "| run | figures |", "| --- | --- |"]
     md += [row(r) for r in runs if r["kind"] == "ywb train"] + [""]
-    for kind in ("bench model", "bench train", "bench epoch"):
+    for kind in ("bench loader", "bench model", "bench train", "bench epoch"):
         md += [f"## {kind}", "", "| run | figures |", "| --- | --- |"] + [row(r) for r in runs if r["kind"] == kind] + [""]
     md += [r["note"] for r in runs if r["kind"] == "note"]
     open(os.path.join(out, "gpu-check.md"), "w").write("\n".join(md) + "\n")

@@ -2,10 +2,12 @@
 # The first thing to run on a GPU machine: builds the engine, the CLI, the GUI and the GPU tests against the
 # CUDA LibTorch inside the machine's PyTorch, runs the tests labelled `cuda` (the GUI's among them: a run
 # started from the Training tab, screenshots, the System dock's GPU series checked against NVML), `ywb
-# doctor`, one end-to-end `ywb train` (yolov8n 640, batch 64, AMP, close_mosaic=0, validation every epoch, on
-# the synthetic set) and the benchmark matrix (bench model|train|epoch x yolov8n, yolo11n x imgsz 640 x AMP
-# on/off x CUDA graphs on/off x batch 16/64/AutoBatch), and writes one report (gpu-check.md + gpu-check.json,
-# and the GUI's screenshots) with every figure.
+# doctor`, the end-to-end `ywb train` (yolov8n 640, batch 64, AMP, close_mosaic=0, validation every epoch, on
+# the synthetic set: one cold epoch, then 10 epochs with the label cache present, each with its time split),
+# `bench loader` at the same settings, and the benchmark matrix (bench epoch first: cuDNN heuristics against
+# its autotuner, graph_step, yolo26n with MuSGD; then bench model|train|epoch x yolov8n, yolo11n x imgsz 640 x
+# AMP on/off x CUDA graphs on/off x batch 16/64/AutoBatch), and writes one report (gpu-check.md +
+# gpu-check.json, and the GUI's screenshots) with every figure.
 #
 # Such machines often have no internet and no OpenCV/Qt/yaml-cpp packages, so the Debian 12 packages the
 # engine, the test runner and the GUI need travel as .deb files (installer/gpu-check-deps.sh lists them):
@@ -258,12 +260,23 @@ if [ ! -f "$data/data.yaml" ]; then
 fi
 workers=$(( $(nproc) > 16 ? 16 : $(nproc) ))
 if [ "$train_epochs" -gt 0 ]; then  # the table's setup: 640, batch 64, AMP, close_mosaic=0, validation every epoch
-  run "ywb train" train data="$data/data.yaml" model=yolov8n.yaml imgsz="$imgsz" batch="$big" epochs="$train_epochs" \
-    device="$device" amp=true close_mosaic=0 val=true workers="$workers" project="$logs/train-runs" name=e2e exist_ok=true
+  # One cold epoch first (no label cache yet, the CUDA libraries not yet read from disk: a machine's first run),
+  # then the issue's run, with the cache present.
+  for e in 1 "$train_epochs"; do
+    run "ywb train" train data="$data/data.yaml" model=yolov8n.yaml imgsz="$imgsz" batch="$big" epochs="$e" \
+      device="$device" amp=true close_mosaic=0 val=true workers="$workers" project="$logs/train-runs" name="e2e-$e" \
+      exist_ok=true
+  done
 fi
-model_run() {  # model batch amp graphs
+# The loader alone at the run's settings (its rate against the GPU step's: the end-to-end steady rate stayed
+# below both in the third GPU run), with and without the RAM cache.
+for c in false ram; do
+  run "bench loader" bench loader data="$data/data.yaml" imgsz="$imgsz" batch="$big" workers="$workers" \
+    epochs="$([ "$quick" = 1 ] && echo 1 || echo 2)" cache="$c"
+done
+model_run() {  # model batch amp graphs [more bench model arguments]
   run "bench model" bench model model="$1" imgsz="$imgsz" batch="$2" device="$device" amp="$3" cuda_graphs="$4" \
-    channels_last=true warmup="$warm" iters="$iters"
+    channels_last=true warmup="$warm" iters="$iters" "${@:5}"
 }
 train_run() {  # model batch amp graphs
   run "bench train" bench train data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
@@ -273,16 +286,26 @@ epoch_run() {  # model batch graphs [more training arguments]
   run "bench epoch" bench epoch data="$data/data.yaml" model="$1" imgsz="$imgsz" batch="$2" device="$device" \
     amp=true cuda_graphs="$3" workers="$workers" epochs=1 "${@:4}"
 }
-for m in "${models[@]}"; do  # the targets' configuration, graphs off and on
-  for g in false true; do model_run "$m" "$big" true "$g"; train_run "$m" "$big" true "$g"; epoch_run "$m" "$big" "$g"; done
-done
-# cuDNN's autotuner against its heuristics (issue 33): time to the first step and the epoch, same call.
-epoch_run yolov8n.yaml "$big" false cudnn_benchmark=false
-# The whole step (forward, fixed-shape loss, backward, optimizer, EMA) as one CUDA graph (graph_step=true with
-# cuda_graphs=true, issue 33; never run on a GPU before), and the same graph-ready step run eagerly: against
-# the rows above (batch 64 = nbs: accumulate 1).
+# Whole epochs first (the issue's figures: time to the first step, the epoch with validation), yolov8n 640,
+# batch 64, AMP: the default (cuDNN's heuristics), cuDNN's autotuner instead, the whole step (forward, fixed-shape
+# loss, backward, optimizer, EMA) as one CUDA graph (graph_step=true with cuda_graphs=true; batch 64 = nbs, so
+# accumulate 1) and the same graph-ready step run eagerly, the forward/backward graphs; then YOLO26 (its
+# default optimizer and MuSGD, issue 32) and yolo11n.
+epoch_run yolov8n.yaml "$big" false
+epoch_run yolov8n.yaml "$big" false cudnn_benchmark=true
 epoch_run yolov8n.yaml "$big" true graph_step=true
 epoch_run yolov8n.yaml "$big" false graph_step=true
+epoch_run yolov8n.yaml "$big" true
+epoch_run yolo26n.yaml "$big" false
+epoch_run yolo26n.yaml "$big" false optimizer=MuSGD
+# MuSGD's whole step against SGD's (issue 32: at most 1.2x on CUDA at 640, batch 64).
+for o in SGD MuSGD; do model_run yolo26n.yaml "$big" true false optimizer="$o"; done
+for m in "${models[@]}"; do  # the targets' configuration, graphs off and on: the model step, the loader step
+  for g in false true; do
+    model_run "$m" "$big" true "$g"; train_run "$m" "$big" true "$g"
+    [ "$m" = yolov8n.yaml ] || epoch_run "$m" "$big" "$g"
+  done
+done
 for m in "${models[@]}"; do  # the rest of the matrix: batch 16, fp32, AutoBatch
   for amp in true false; do
     for g in false true; do

@@ -19,7 +19,7 @@ class TrainAccel {
   /// `loader` and `model` must outlive this object. `graphs`: capture CUDA graphs (ignored off CUDA).
   /// `cudnn_benchmark`: cuDNN's autotuner (true) or its heuristics (false) for the training's convolutions.
   TrainAccel(DataLoader& loader, model::DetectionModel model, at::Device device, bool graphs,
-             bool cudnn_benchmark = true);
+             bool cudnn_benchmark = false);
   /// The loader's startEpoch, then the first copy on the side stream.
   void startEpoch(int epoch);
   /// The next batch; on CUDA its images and targets are already on the device (see BatchPrefetcher).

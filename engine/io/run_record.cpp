@@ -164,6 +164,10 @@ Json summaryJson(const TrainSummary& s) {
   summaryFields(s, Writer{j});
   j["best_epoch"] = s.best_epoch + 1;
   j["best_metrics"] = epochJson(s.best_metrics);
+  // Where the wall time went, in the run's own order (an array: a JSON object would sort the names).
+  Json split = Json::array();
+  for (const TimeShare& t : s.time_split) split.push_back({{"name", t.name}, {"seconds", t.seconds}});
+  j["time_split"] = std::move(split);
   return j;
 }
 
@@ -172,6 +176,11 @@ TrainSummary summaryOf(const Json& j) {
   summaryFields(s, Reader{j});
   s.best_epoch = j.value("best_epoch", 0) - 1;
   if (const auto it = j.find("best_metrics"); it != j.end() && it->is_object()) s.best_metrics = epochOf(*it);
+  if (const auto it = j.find("time_split"); it != j.end() && it->is_array()) {
+    for (const Json& t : *it) {
+      if (t.is_object()) s.time_split.push_back({t.value("name", std::string()), t.value("seconds", 0.0)});
+    }
+  }
   return s;
 }
 

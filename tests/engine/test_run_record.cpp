@@ -185,6 +185,7 @@ class TestRunRecord : public QObject {
     a.failed_images = {"cannot read image c.jpg"};
     a.first_step_s = 4.75;
     a.first_step_run_s = 3.5;
+    a.time_split = {{"scan", 0.25}, {"step", 12.5}, {"amp_check", 0.75}};  // kept in this order, not sorted
     const TrainEvent e = parseTrainEvent(finishedEventJson(a));
     QVERIFY(e.kind == TrainEvent::Kind::Finished);
     const TrainSummary& b = e.summary;
@@ -205,6 +206,11 @@ class TestRunRecord : public QObject {
     QCOMPARE(b.failed_images, a.failed_images);
     QCOMPARE(b.first_step_s, a.first_step_s);
     QCOMPARE(b.first_step_run_s, a.first_step_run_s);
+    QCOMPARE(b.time_split.size(), a.time_split.size());
+    for (size_t i = 0; i < a.time_split.size(); ++i) {
+      QCOMPARE(b.time_split[i].name, a.time_split[i].name);
+      QCOMPARE(b.time_split[i].seconds, a.time_split[i].seconds);
+    }
     TrainSummary none;  // no validated epoch: best_epoch -1 survives the 1-based JSON
     QCOMPARE(parseTrainEvent(finishedEventJson(none)).summary.best_epoch, -1);
   }

@@ -22,6 +22,7 @@
 
 #include "official_weights_items.h"
 #include "opened_path.h"
+#include "teardown.h"
 #include "weights_download_dialog.h"
 #include "ywb/model_loading.h"
 
@@ -137,6 +138,7 @@ FeatureMapsTab::FeatureMapsTab(QWidget* parent) : QWidget(parent) {
 }
 
 FeatureMapsTab::~FeatureMapsTab() {
+  disconnectChildrenFrom(this);  // the weights field's focus-out in ~QWidget must not reach loadLayersAsync
   // A worker still building or running a model must not outlive the tab: at exit it would run on while
   // LibTorch's statics are torn down (seen: heap corruption, then a hang in the crash handler).
   workers_.cancelAndWait();

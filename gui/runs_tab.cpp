@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "metric_chart.h"
+#include "teardown.h"
 
 namespace ywb::gui {
 
@@ -70,6 +71,10 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
     if (row >= 0 && row < runs_.size()) Q_EMIT runActivated(runs_[row].dir);
   });
   refresh();
+}
+
+RunsTab::~RunsTab() {
+  disconnectChildrenFrom(this);  // the folder field's focus-out in ~QWidget must not reach refresh()
 }
 
 void RunsTab::setRunsFolder(const QString& folder) {

@@ -22,6 +22,7 @@ class RunsTab : public QWidget {
   Q_OBJECT
  public:
   explicit RunsTab(QWidget* parent = nullptr);
+  ~RunsTab() override;
   void setRunsFolder(const QString& folder);
   QString runsFolder() const;
   QTableWidget* table() const { return table_; }

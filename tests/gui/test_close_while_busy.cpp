@@ -6,6 +6,7 @@
 // running", no crash). The exit is checked on a child process: this program again, running closeWhileBusy
 // alone.
 #include <QDir>
+#include <QLineEdit>
 #include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -82,6 +83,30 @@ class TestCloseWhileBusy : public QObject {
     QVERIFY(w->close());
     delete w;
     qInfo("window destroyed in %lld ms", static_cast<long long>(clock.elapsed()));
+    QCOMPARE(ywb::gui::WorkerThreads::running(), 0);
+  }
+
+  // A tab destroyed while one of its fields has the focus and an unfinished edit: ~QWidget closes the window
+  // after the tab's own members are gone, and the field's focus-out (editingFinished) used to reach the tab's
+  // slot then (valgrind: FeatureMapsTab::loadLayersAsync reading freed strings; "corrupted double-linked
+  // list" in CI: a model load started on the destroyed tab's workers). The field's signal is counted, so the
+  // test shows the focus-out did happen during the destruction; nothing of the tab may run: no worker starts.
+  void destroyingATabWhoseFieldHasTheFocus() {
+    auto* fm = new ywb::gui::FeatureMapsTab;
+    fm->show();
+    QVERIFY(QTest::qWaitForWindowExposed(fm));
+    QTRY_COMPARE_WITH_TIMEOUT(ywb::gui::WorkerThreads::running(), 0, 60000);  // the default model's load
+    auto* field = fm->findChild<QLineEdit*>("fmWeights");
+    QVERIFY(field);
+    fm->activateWindow();
+    field->setFocus();
+    QTRY_VERIFY(field->hasFocus());
+    field->clear();
+    QTest::keyClicks(field, QString::fromStdString(kUltra) + "/yolov8n-shapes.pt");  // typed, not confirmed
+    int finished = 0;
+    connect(field, &QLineEdit::editingFinished, this, [&finished] { ++finished; });
+    delete fm;
+    QCOMPARE(finished, 1);  // the focus-out came during the destruction
     QCOMPARE(ywb::gui::WorkerThreads::running(), 0);
   }
 

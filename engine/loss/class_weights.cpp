@@ -23,7 +23,8 @@ std::vector<int64_t> classCounts(const ScannedSplit& split, int64_t nc) {
 at::Tensor classWeights(const std::vector<int64_t>& counts, double power) {
   if (counts.empty()) fail("class weights: no classes");
   // Above 0: cls_pw=0 means no weights and is never passed here. The top is the argument's own range.
-  const ArgSpec spec = trainArgSpec("cls_pw");  // a copy: g++ 13 takes a reference here for a dangling one
+  // A copy: g++ 13's -Wdangling-reference flags a reference returned for a temporary argument.
+  const ArgSpec spec = trainArgSpec("cls_pw");
   if (!(power > 0 && power <= spec.max))
     fail("cls_pw=", power, " is outside the valid range (0, ", spec.max, "]");
   std::vector<double> w;

@@ -213,13 +213,14 @@ void GraphReadyStep::sgdGroup(Group& g, size_t i, const at::Tensor& keep, const 
 // step's gradients are zeros, its buffer weight and rate 0.
 void GraphReadyStep::muonUpdates(const at::Tensor& keep, const at::Tensor& found) {
   const int64_t ng = int64_t(groups_.size());
-  std::vector<at::Tensor> matrices;
+  std::vector<at::Tensor> matrices, rates(groups_.size());  // rates: -lr * muon, 0 for a skipped step
   std::vector<std::pair<size_t, size_t>> owner;
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group& g = groups_[i];
-    if (g.muon == 0) continue;
+    if (g.muon == 0 || g.params.empty()) continue;
     const at::Tensor m = scalars_[ng + int64_t(i)];
     const at::Tensor into_buf = pick(found, 0.0, 1 - m).to(at::kFloat), m_f = m.to(at::kFloat);
+    rates[i] = (scalars_[int64_t(i)] * g.muon * keep).neg().to(at::kFloat);
     for (size_t k = 0; k < g.params.size(); ++k) {
       g.muon_bufs[k].lerp_(g.grads[k], into_buf);
       const at::Tensor u = g.nesterov ? g.grads[k].lerp(g.muon_bufs[k], m_f) : g.muon_bufs[k];
@@ -229,10 +230,9 @@ void GraphReadyStep::muonUpdates(const at::Tensor& keep, const at::Tensor& found
   }
   const std::vector<at::Tensor> orth = newtonSchulz5(matrices);
   for (size_t j = 0; j < orth.size(); ++j) {
-    Group& g = groups_[owner[j].first];
-    const at::Tensor& p = g.params[owner[j].second];
-    const at::Tensor rate = (scalars_[int64_t(owner[j].first)] * g.muon * keep).neg().to(at::kFloat);
-    p.add_(orth[j].view(p.sizes()) * rate);
+    const auto [i, k] = owner[j];
+    const at::Tensor& p = groups_[i].params[k];
+    p.add_(orth[j].view(p.sizes()) * rates[i]);
   }
 }
 

@@ -17,7 +17,8 @@ constexpr uint64_t kMultiScaleStream = 0x6d756c74695f7363ull;  // "multi_sc"
 
 MultiScale::MultiScale(int imgsz, double range, int stride, uint64_t seed)
     : imgsz_(imgsz), range_(range), stride_(std::max(stride, 32)), seed_(seed) {
-  // TrainArgs refuses the value first; a direct caller here. A copy: g++ 13 warns of a dangling reference.
+  // TrainArgs refuses the value first; a direct caller here. A copy: g++ 13's -Wdangling-reference flags a
+  // reference returned for a temporary argument.
   const ArgSpec spec = trainArgSpec("multi_scale");
   if (!(range >= spec.min && range <= spec.max))
     fail("multi_scale=", range, " is outside the valid range [", spec.min, ", ", spec.max, "]");

@@ -18,9 +18,9 @@
 
 namespace loss_fixtures {
 
-/// loss-*.safetensors of the shared 8.3 folder, of the 8.4 folder when `with84`, and of $YWB_LOSS_FIXTURES;
-/// each file once, sorted within its folder.
-inline std::vector<std::string> fixtureFiles(bool with84) {
+/// <prefix>*.safetensors (loss-*, or musgd-*) of the shared 8.3 folder, of the 8.4 folder when `with84`, and
+/// of $YWB_LOSS_FIXTURES; each file once, sorted within its folder.
+inline std::vector<std::string> fixtureFiles(bool with84, const std::string& prefix = "loss-") {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs{std::string(YW_SHARED_DIR) + "/fixtures/ultralytics"};
   if (with84) dirs.push_back(std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84");
@@ -31,7 +31,7 @@ inline std::vector<std::string> fixtureFiles(bool with84) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(d, ec)) {
       const std::string name = e.path().filename().string();
-      if (name.rfind("loss-", 0) == 0 && e.path().extension() == ".safetensors")
+      if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".safetensors")
         here.push_back(fs::weakly_canonical(e.path()).string());
     }
     if (ec) qWarning("cannot list %s: %s", d.c_str(), ec.message().c_str());

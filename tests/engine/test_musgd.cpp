@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "loss_fixtures.h"
 #include "support/musgd_fixture.h"
 #include "train/checkpoint.h"
 #include "train/newton_schulz.h"
@@ -19,20 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kDir = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84";
-
-// musgd-*.safetensors here and in the folder $YWB_LOSS_FIXTURES names.
-std::vector<std::string> musgdFixtures() {
-  std::vector<std::string> dirs{kDir}, files;
-  if (const char* extra = std::getenv("YWB_LOSS_FIXTURES"); extra && *extra) dirs.emplace_back(extra);
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(d, ec))
-      if (e.path().filename().string().rfind("musgd-", 0) == 0 && e.path().extension() == ".safetensors")
-        files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // A module tree holding the parameters of a state dict under the same names (BatchNorm where Ultralytics'
 // Conv has its `bn`): what splitParamGroups sees of the real model.
@@ -91,7 +78,7 @@ class TestMuSGD : public QObject {
   void fixtureStepsMatchUltralytics() {
     // Both of Ultralytics' steps (layers 0, 2, 10 and 23 of a yolo26n, all eight groups) to <= 1e-6 relative
     // (README's requirement); measured here: 0 (bit-identical) for both steps.
-    const auto files = musgdFixtures();
+    const auto files = loss_fixtures::fixtureFiles(/*with84=*/true, "musgd-");
     QVERIFY2(!files.empty(), qPrintable("no musgd-*.safetensors in " + QString::fromStdString(kDir)));
     for (const auto& path : files) {
       const auto r = ywb::test::replayMuSGDFixture(path);

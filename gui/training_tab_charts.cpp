@@ -68,7 +68,10 @@ void TrainingTab::buildCharts(QWidget* host) {
   system_->addSeries(tr("data wait"), MetricChart::color(4), Qt::DotLine);
   memory_->addSeries(tr("process RSS"), MetricChart::color(0));
   memory_->addSeries(tr("GPU used (NVML)"), MetricChart::color(3));
-  memory_->addSeries(tr("tensor allocator"), MetricChart::color(5), Qt::DashLine);
+  // The tensor allocator's pool (what Ultralytics' GPU_mem shows) and the tensors' peak since the last step
+  // (StepMetrics): the pool bounds the peak, NVML adds the CUDA context and other processes.
+  memory_->addSeries(tr("tensor pool (reserved)"), MetricChart::color(5), Qt::DashLine);
+  memory_->addSeries(tr("tensors, step peak"), MetricChart::color(6), Qt::DotLine);
   for (MetricChart* c : {train_loss_, val_loss_, pr_, map_, lr_})
     own_series_ << qMakePair(c, c->graphCount());
 }

@@ -68,6 +68,7 @@ void TrainingTab::drain() {
       if (system_->points(4) == 0 || t > system_->graph(4)->data()->constEnd()[-1].key) {
         system_->append(4, t, wait);
         memory_->append(2, t, double(m.device_mem) / double(1 << 30));
+        memory_->append(3, t, double(m.device_mem_peak) / double(1 << 30));
       }
     }
   }
@@ -182,7 +183,8 @@ void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {
       extra_gpus_ = i;
     }
     const auto& g = s.gpus[size_t(i)];
-    const int load = i == 0 ? 2 : 5 + 2 * (i - 1), used = i == 0 ? 1 : 3 + (i - 1);
+    // Memory: RSS, GPU0 (NVML), the tensor pool and step peak, then GPU1.. in the order first seen.
+    const int load = i == 0 ? 2 : 5 + 2 * (i - 1), used = i == 0 ? 1 : 4 + (i - 1);
     system_->append(load, t, std::max(0, g.util_gpu));
     system_->append(load + 1, t, g.mem_total > 0 ? 100.0 * double(g.mem_used) / double(g.mem_total) : 0);
     memory_->append(used, t, double(std::max<int64_t>(0, g.mem_used)) / double(1 << 30));

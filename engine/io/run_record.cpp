@@ -61,6 +61,7 @@ void stepFields(M& m, V&& v) {
   v("data_wait_s", m.data_wait_s);
   v("compute_s", m.compute_s);
   v("device_mem", m.device_mem);
+  v("device_mem_peak", m.device_mem_peak);
   v("instances", m.instances);
   v("imgsz", m.imgsz);
   v("elapsed_s", m.elapsed_s);

@@ -1,5 +1,8 @@
 // The training precision: Ultralytics' check_amp idea (autocast outputs must agree with fp32's on a real
 // image) plus, on a CPU, a measured speed test: bf16 autocast is kept only where it is faster than fp32.
+#include <torch/cuda.h>
+
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -21,13 +24,24 @@ namespace {
 std::string outputsDisagree(TrainSession& s, const at::Tensor& x, at::ScalarType dtype,
                             std::string* figures) {
   torch::NoGradGuard no_grad;
+  // Each pass timed to its end on the device: on a GPU the first use of every kernel (and of cuBLAS, by
+  // YOLO11's and YOLO26's attention) lands here, 2.5-4 s for those models on the H200 (issue 33: to split).
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [&](Clock::time_point t0) {
+    if (s.device.is_cuda()) torch::cuda::synchronize(s.device.index());
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
   s.model->eval();
+  auto t0 = Clock::now();
   at::Tensor ref = s.model->predict(x);
+  const double fp32_s = seconds(t0);
   at::Tensor low;
+  t0 = Clock::now();
   {
     const compat::AutocastScope amp(s.device.type(), true, dtype);
     low = s.model->predict(x).to(at::kFloat);
   }
+  const double low_s = seconds(t0);
   s.model->train();
   // Boxes are in pixels and scores in [0, 1]: compare each part relative to its own range.
   const int64_t nb = 4;
@@ -37,7 +51,8 @@ std::string outputsDisagree(TrainSession& s, const at::Tensor& x, at::ScalarType
       (low.narrow(1, nb, ref.size(1) - nb) - ref.narrow(1, nb, ref.size(1) - nb)).abs().max().item<double>();
   std::ostringstream os;
   os.precision(3);
-  os << "box error " << box_err << " of range, score error " << cls_err;
+  os << "box error " << box_err << " of range, score error " << cls_err << "; fp32 pass " << fp32_s << " s, "
+     << (dtype == at::kHalf ? "fp16" : "bf16") << " pass " << low_s << " s";
   *figures = os.str();
   const bool bad = !std::isfinite(box_err) || !std::isfinite(cls_err) || box_err > 0.05 || cls_err > 0.05;
   return bad ? *figures : std::string();

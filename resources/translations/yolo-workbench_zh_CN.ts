@@ -1450,8 +1450,12 @@
         <translation>GPU 已用（NVML）</translation>
     </message>
     <message>
-        <source>tensor allocator</source>
-        <translation>张量分配器</translation>
+        <source>tensor pool (reserved)</source>
+        <translation>张量内存池（已保留）</translation>
+    </message>
+    <message>
+        <source>tensors, step peak</source>
+        <translation>张量，单步峰值</translation>
     </message>
     <message>
         <source>Resuming %1</source>

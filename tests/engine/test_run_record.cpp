@@ -37,6 +37,7 @@ StepMetrics sampleStep() {
   m.data_wait_s = 0.125;
   m.compute_s = 0.375;
   m.device_mem = int64_t(3) << 32;  // beyond 32 bits
+  m.device_mem_peak = int64_t(5) << 31;
   m.instances = 41;
   m.imgsz = 320;
   m.elapsed_s = 61.5;
@@ -143,6 +144,7 @@ class TestRunRecord : public QObject {
     QCOMPARE(b.data_wait_s, a.data_wait_s);
     QCOMPARE(b.compute_s, a.compute_s);
     QCOMPARE(b.device_mem, a.device_mem);
+    QCOMPARE(b.device_mem_peak, a.device_mem_peak);
     QCOMPARE(b.instances, a.instances);  // were missing from the --json events ("boxes in batch: 0")
     QCOMPARE(b.imgsz, a.imgsz);
     QCOMPARE(b.elapsed_s, a.elapsed_s);

@@ -38,8 +38,13 @@ struct StepMetrics {
   double images_per_s = 0;
   double data_wait_s = 0;  ///< time this step waited for the loader
   double compute_s = 0;    ///< time this step spent in forward/backward/optimizer
-  int64_t device_mem = 0;  ///< bytes in use by the tensor allocator on the device (0 on CPU)
-  int instances = 0;       ///< boxes in this batch
+  /// Bytes the tensor allocator holds from the device (its reserved pool: what Ultralytics' GPU_mem column
+  /// shows, torch.cuda.memory_reserved; 0 on a CPU). NVML's count adds the CUDA context and other processes.
+  int64_t device_mem = 0;
+  /// The most bytes tensors occupied at any moment since the previous step's report (the allocator's peak,
+  /// reset at each report; 0 on a CPU): the step's real high-water mark, which the pool only bounds.
+  int64_t device_mem_peak = 0;
+  int instances = 0;  ///< boxes in this batch
   int imgsz = 0;
   double elapsed_s = 0;  ///< since the run started (this session)
   double eta_s = 0;      ///< estimate for the remaining run

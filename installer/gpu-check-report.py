@@ -57,8 +57,13 @@ def train_figures(stdout, cmd, nvsmi):
                                  "images_per_s", "amp", "best_fitness", "reason")}
     r["steady_images_per_s"] = round(statistics.median(later), 1) if later else None
     r["steady_epochs"] = [e for e in sorted(rates) if e > 1] or sorted(rates)
-    mem = [e.get("device_mem", 0) for steps in by_epoch.values() for e in steps]
-    r["peak_allocated_mib"] = round(max(mem) / 2**20) if mem and max(mem) > 0 else None
+    # The tensor allocator: its pool (device_mem, reserved) and the tensors' peak of each step (device_mem_peak;
+    # events of builds before round 3 session 5 carry the bytes in use between steps as device_mem instead).
+    def peak_mib(key):
+        v = [e.get(key, 0) for steps in by_epoch.values() for e in steps]
+        return round(max(v) / 2**20) if v and max(v) > 0 else None
+    r["peak_pool_mib"] = peak_mib("device_mem")
+    r["peak_tensors_mib"] = peak_mib("device_mem_peak")
     used = []
     if nvsmi and os.path.exists(nvsmi):
         for line in open(nvsmi):
@@ -112,7 +117,7 @@ def row(r):
                 f"first step at {fmt(x.get('first_step_s'), '.1f')} s (process) / {fmt(x.get('first_step_run_s'), '.1f')} s (run); "
                 f"steady {fmt(x.get('steady_images_per_s'))} img/s (epochs {x.get('steady_epochs')}), run average "
                 f"{fmt(x.get('images_per_s'), '.1f')} img/s; peak memory {fmt(x.get('peak_nvml_mib'))} MiB (nvidia-smi, whole device), "
-                f"{fmt(x.get('peak_allocated_mib'))} MiB (tensor allocator); AMP {x.get('amp')}; mAP50-95 {fmt(x.get('best_fitness'), '.4f')}; "
+                f"{fmt(x.get('peak_pool_mib'))} MiB (tensor pool), {fmt(x.get('peak_tensors_mib'))} MiB (tensors' step peak); AMP {x.get('amp')}; mAP50-95 {fmt(x.get('best_fitness'), '.4f')}; "
                 f"split (s): {', '.join(f'{k} {v}' for k, v in (x.get('time_split') or {}).items()) or '-'} |")
     if r["kind"] == "bench model":
         mem = x.get("gpu_mem_peak", -1)
@@ -124,7 +129,12 @@ def row(r):
     keys = ["batch", "amp", "images_per_s", "compute_images_per_s", "data_wait_share", "train_images_per_s",
             "train_s", "val_s", "peak_device_mem", "gpu_util", "map50", "workers", "cpu_ms", "decode_ms", "augment_ms",
             "wait_ms_per_batch"]
-    return f"| {r['command'].replace('ywb ', '')} | " + ", ".join(f"{k} {x[k]}" for k in keys if k in x) + " |"
+    split = x.get("time_split") if isinstance(x.get("time_split"), dict) else {}
+    parts = [f"{k} {x[k]}" for k in keys if k in x]
+    # bench epoch: where setup and validation went (AMP check, the validation loader, inference, NMS, checkpoints)
+    parts += [f"{k} {round(split[k], 3)}" for k in ("amp_check_s", "val_data_s", "val_inference_s", "val_nms_s",
+                                                     "val_metrics_s", "checkpoint_s") if k in split]
+    return f"| {r['command'].replace('ywb ', '')} | " + ", ".join(parts) + " |"
 
 
 SHOTS = [("gui_gpu_training.png", "Training tab mid-run"), ("gui_gpu_system.png", "System dock mid-run")]

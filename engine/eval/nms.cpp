@@ -7,19 +7,6 @@
 namespace ywb::eval {
 namespace {
 
-// IoU of every row box against every column box, the same float operations as greedyNmsCpu's loop.
-at::Tensor pairwiseIou(const at::Tensor& a, const at::Tensor& b) {
-  const auto ax1 = a.select(1, 0).unsqueeze(1), ay1 = a.select(1, 1).unsqueeze(1);
-  const auto ax2 = a.select(1, 2).unsqueeze(1), ay2 = a.select(1, 3).unsqueeze(1);
-  const auto bx1 = b.select(1, 0).unsqueeze(0), by1 = b.select(1, 1).unsqueeze(0);
-  const auto bx2 = b.select(1, 2).unsqueeze(0), by2 = b.select(1, 3).unsqueeze(0);
-  const auto w = (at::minimum(ax2, bx2) - at::maximum(ax1, bx1)).clamp_min(0);
-  const auto h = (at::minimum(ay2, by2) - at::maximum(ay1, by1)).clamp_min(0);
-  const auto inter = w * h;
-  const auto area_a = (ax2 - ax1) * (ay2 - ay1), area_b = (bx2 - bx1) * (by2 - by1);
-  return inter / (area_a + area_b - inter);
-}
-
 at::Tensor keepTensor(const std::vector<int64_t>& keep) {
   return at::tensor(at::ArrayRef<int64_t>(keep), at::TensorOptions().dtype(at::kLong));
 }
@@ -86,37 +73,6 @@ at::Tensor greedyNmsCpu(const at::Tensor& boxes_in, const at::Tensor& classes_in
   const at::Tensor classes = classes_in.to(at::kCPU, at::kLong).contiguous();
   return keepTensor(greedyLoop(boxes.data_ptr<float>(), classes.data_ptr<int64_t>(), boxes.size(0),
                                float(iou), max_keep, agnostic));
-}
-
-at::Tensor greedyNmsBlocked(const at::Tensor& boxes_in, const at::Tensor& classes, double iou,
-                            int64_t max_keep, bool agnostic, int64_t block_rows) {
-  const at::Tensor boxes = boxes_in.to(at::kFloat).contiguous();
-  const int64_t n = boxes.size(0);
-  std::vector<uint8_t> removed(static_cast<size_t>(n), 0);
-  std::vector<int64_t> keep;
-  for (int64_t start = 0; start < n && int64_t(keep.size()) < max_keep; start += block_rows) {
-    const int64_t rows = std::min(block_rows, n - start);
-    // Overlaps of this block's rows with every later box (columns start .. n-1).
-    const at::Tensor cols = boxes.narrow(0, start, n - start);
-    at::Tensor over = pairwiseIou(boxes.narrow(0, start, rows), cols).gt(iou);
-    if (!agnostic) {
-      const at::Tensor cc = classes.narrow(0, start, n - start);
-      over = over.logical_and(cc.narrow(0, 0, rows).unsqueeze(1).eq(cc.unsqueeze(0)));
-    }
-    const at::Tensor host = over.to(at::kCPU, at::kByte).contiguous();
-    const uint8_t* o = host.data_ptr<uint8_t>();
-    const int64_t width = n - start;
-    for (int64_t r = 0; r < rows && int64_t(keep.size()) < max_keep; ++r) {
-      const int64_t i = start + r;
-      if (removed[size_t(i)]) continue;
-      keep.push_back(i);
-      const uint8_t* row = o + r * width;
-      for (int64_t col = r + 1; col < width; ++col) {
-        if (row[col]) removed[size_t(start + col)] = 1;
-      }
-    }
-  }
-  return keepTensor(keep);
 }
 
 std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double iou, int max_det,
@@ -186,40 +142,80 @@ std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double 
 
 std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double iou, int max_det,
                                      bool agnostic, int max_nms, bool multi_label) {
-  const int64_t nc = pred.size(1) - 4;
+  // The whole batch at once on pred's device: candidates, their order and the max_nms cut are tensor ops,
+  // then one copy of the candidate table to the host, where the greedy pass runs class by class as on a CPU.
+  // Four host synchronisations per batch (candidate count, ordering, cut, table), where this used to take
+  // several per image (0.28 s of NMS per validation of 128 images at 640 on an H200, as long as its
+  // inference).
+  const int64_t N = pred.size(0), nc = pred.size(1) - 4;
+  const at::Tensor x = pred.to(at::kFloat);
+  const at::Tensor scores = x.narrow(1, 4, nc).transpose(1, 2);  // [N, A, nc]
+  at::Tensor img, anchor, cls, score;
+  if (multi_label) {  // every class above conf; nonzero lists (image, anchor, class) in that order
+    const at::Tensor idx = scores.gt(conf).nonzero();
+    img = idx.select(1, 0);
+    anchor = idx.select(1, 1);
+    cls = idx.select(1, 2);
+    score = scores.index({img, anchor, cls});
+  } else {  // the best class per anchor (ties: the lower class)
+    const auto best = scores.max(2);
+    const at::Tensor idx = std::get<0>(best).gt(conf).nonzero();
+    img = idx.select(1, 0);
+    anchor = idx.select(1, 1);
+    score = std::get<0>(best).index({img, anchor});
+    cls = std::get<1>(best).index({img, anchor});
+  }
+  // Per image, highest score first, ties in (anchor, class) order: a stable sort by score, then a stable
+  // sort by image; then each image's first max_nms.
+  at::Tensor order = std::get<1>(at::sort(score, /*stable=*/true, /*dim=*/0, /*descending=*/true));
+  order = order.index_select(0, std::get<1>(at::sort(img.index_select(0, order), true, 0, false)));
+  img = img.index_select(0, order);
+  // Candidates per image (index_add: bincount would synchronise to size its output).
+  const at::Tensor counts = at::zeros({N}, img.options()).index_add_(0, img, at::ones_like(img));
+  const at::Tensor rank =
+      at::arange(img.size(0), img.options()) - (counts.cumsum(0) - counts).index_select(0, img);
+  order = order.index_select(0, rank.lt(max_nms).nonzero().squeeze(1));
+  anchor = anchor.index_select(0, order);
+  img = img.index_select(0, order);
+  const at::Tensor xywh = x.narrow(1, 0, 4).transpose(1, 2).index({img, anchor});  // [K, 4]
+  const at::Tensor half = xywh.narrow(1, 2, 2) / 2;
+  const at::Tensor xy = xywh.narrow(1, 0, 2);
+  const at::Tensor table = at::cat({xy - half, xy + half, score.index_select(0, order).unsqueeze(1),
+                                    cls.index_select(0, order).to(at::kFloat).unsqueeze(1)},
+                                   1)
+                               .to(at::kCPU)
+                               .contiguous();
+  const at::Tensor per_image = counts.clamp_max(max_nms).to(at::kCPU).contiguous();
+  const float* t = table.data_ptr<float>();
+  const int64_t* n_of = per_image.data_ptr<int64_t>();
+  std::vector<std::vector<int64_t>> kept(static_cast<size_t>(N));
+  std::vector<float> boxes;
+  std::vector<int64_t> classes;
+  int64_t row = 0, total = 0;
+  for (int64_t b = 0; b < N; ++b) {
+    const int64_t n = n_of[b];
+    boxes.resize(size_t(4 * n));
+    classes.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i) {
+      std::copy(t + 6 * (row + i), t + 6 * (row + i) + 4, &boxes[size_t(4 * i)]);
+      classes[size_t(i)] = int64_t(t[6 * (row + i) + 5]);
+    }
+    for (const int64_t k : greedyByClass(boxes, classes, float(iou), max_det, agnostic))
+      kept[size_t(b)].push_back(row + k);
+    row += n;
+    total += int64_t(kept[size_t(b)].size());
+  }
+  // One tensor for the batch, moved to pred's device in one copy; each image's rows a view of it.
+  at::Tensor all = at::empty({total, 6}, at::kFloat);
+  float* w = all.data_ptr<float>();
+  for (const auto& k : kept)
+    for (const int64_t r : k) w = std::copy(t + 6 * r, t + 6 * r + 6, w);
+  all = all.to(pred.device());
   std::vector<at::Tensor> out;
-  for (int64_t b = 0; b < pred.size(0); ++b) {
-    const at::Tensor xb = pred[b].to(at::kFloat);       // [4 + nc, A]
-    const at::Tensor cls_scores = xb.narrow(0, 4, nc);  // reduced along classes
-    at::Tensor rows, score, cls;
-    if (multi_label) {
-      const at::Tensor ij = cls_scores.t().gt(conf).nonzero();  // anchor order, then class
-      rows = ij.select(1, 0);
-      cls = ij.select(1, 1);
-      score = cls_scores.index({cls, rows});
-    } else {
-      const auto best = cls_scores.max(0);
-      rows = std::get<0>(best).gt(conf).nonzero().squeeze(1);
-      score = std::get<0>(best).index_select(0, rows);
-      cls = std::get<1>(best).index_select(0, rows);
-    }
-    if (rows.numel() == 0) {
-      out.push_back(at::zeros({0, 6}, xb.options()));
-      continue;
-    }
-    // Highest score first, ties in anchor order; at most max_nms candidates.
-    at::Tensor order = std::get<1>(at::sort(score, /*stable=*/true, /*dim=*/0, /*descending=*/true));
-    if (order.size(0) > max_nms) order = order.narrow(0, 0, max_nms);
-    const at::Tensor xywh = xb.narrow(0, 0, 4).index_select(1, rows.index_select(0, order)).t();
-    const at::Tensor half = xywh.narrow(1, 2, 2) / 2;
-    const at::Tensor xy = xywh.narrow(1, 0, 2);
-    const at::Tensor boxes = at::cat({xy - half, xy + half}, 1);
-    score = score.index_select(0, order);
-    cls = cls.index_select(0, order);
-    const at::Tensor k = greedyNmsBlocked(boxes, cls, iou, max_det, agnostic).to(pred.device());
-    out.push_back(at::cat({boxes.index_select(0, k), score.index_select(0, k).unsqueeze(1),
-                           cls.index_select(0, k).to(at::kFloat).unsqueeze(1)},
-                          1));
+  int64_t start = 0;
+  for (const auto& k : kept) {
+    out.push_back(all.narrow(0, start, int64_t(k.size())));
+    start += int64_t(k.size());
   }
   return out;
 }

@@ -16,9 +16,9 @@ namespace ywb::eval {
 /// device, highest score first, k <= max_det. Candidates: score > conf (the best class per anchor, or every
 /// class above conf with multi_label). Class-aware: boxes of different classes never suppress each other
 /// (the same as Ultralytics' coordinate offset, without its float rounding on large offsets); agnostic
-/// ignores classes. Ties in score keep the lower anchor index first (stable). Exact greedy NMS: on CPU a
-/// sorted greedy pass with early exit at max_det; on CUDA the IoU blocks are tensor ops and the greedy pass
-/// runs on a small host copy of the overlap bits.
+/// ignores classes. Ties in score keep the lower anchor index first (stable). Exact greedy NMS, class by
+/// class, with early exit at max_det; on CUDA the candidates are chosen and ordered on the device and only
+/// they are copied to the host.
 std::vector<at::Tensor> nonMaxSuppression(const at::Tensor& pred, double conf = 0.001, double iou = 0.7,
                                           int max_det = 300, bool agnostic = false, int max_nms = 30000,
                                           bool multi_label = false);
@@ -28,7 +28,8 @@ std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets);
 
 /// The two pipelines behind nonMaxSuppression (same arguments, same results): plain loops over a host copy
 /// (used for CPU tensors; LibTorch 1.13's CPU reductions over 80 classes cost more than the whole loop), and
-/// tensor operations on pred's device (used for CUDA; runs on CPU too, for tests).
+/// tensor operations over the whole batch on pred's device with the greedy pass on a host copy of the
+/// candidates (used for CUDA: a few synchronisations per batch; runs on CPU too, for tests).
 std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double iou, int max_det,
                                     bool agnostic, int max_nms, bool multi_label);
 std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double iou, int max_det,
@@ -36,11 +37,7 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
 
 /// Greedy NMS over boxes already in priority order. `boxes` [n, 4] x1y1x2y2 float, `classes` [n] int64
 /// (ignored when agnostic). Returns the kept row indices (int64, CPU), at most max_keep of them.
-/// greedyNmsCpu loops over the rows; greedyNmsBlocked computes IoU in blocks with tensor ops on the
-/// tensors' device and copies only the overlap bits to the host (the CUDA path; also runs on CPU).
 at::Tensor greedyNmsCpu(const at::Tensor& boxes, const at::Tensor& classes, double iou, int64_t max_keep,
                         bool agnostic);
-at::Tensor greedyNmsBlocked(const at::Tensor& boxes, const at::Tensor& classes, double iou, int64_t max_keep,
-                            bool agnostic, int64_t block_rows = 1024);
 
 }  // namespace ywb::eval

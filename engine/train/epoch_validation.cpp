@@ -39,6 +39,8 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.max_forward_batch = std::max(1, s.args.batch / s.distWorld());
   ValidationResult v;
   for (;;) {
+    vo.loader_started = s.val_started;  // started in the last training step (train_epoch.cpp)
+    s.val_started = false;
     try {
       v = runValidation(
           *s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); },

@@ -186,6 +186,14 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
   int64_t i = 0;
   bool in_warmup = false;
   for (; s.accel->next(batch); ++i) {
+    // The epoch's last batch is in hand: the validation images load while its step runs (on a GPU the
+    // cores are free then; 0.14 s per validation of 128 images at 640 on an H200 went to waiting for
+    // them). Validation runs on the main rank when `val` is on (the final epoch always validates; there
+    // the images are loaded at validation's start as before). Identical batches either way.
+    if (i + 1 == nb && s.args.val && s.isMain() && s.val_loader && !s.val_started) {
+      s.val_loader->startEpoch(0);
+      s.val_started = true;
+    }
     if (s.dist) {
       if (!distBeforeStep(s, epoch, i)) return false;  // stop and pause agreed by all ranks
     } else if (!waitWhilePaused(s)) {

@@ -56,6 +56,9 @@ struct TrainSession {
   std::optional<MultiScale> multi_scale;
   std::unique_ptr<DataLoader> train_loader, val_loader;
   int val_batch = 0;  ///< the validation loader's batch (2 x batch; halved after running out of memory)
+  /// The validation loader's epoch was started during the training epoch's last step (its images load
+  /// while that step runs; issue 33) and nothing of it is consumed yet.
+  bool val_started = false;
   std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;

@@ -72,6 +72,7 @@ void buildValLoader(TrainSession& s, int batch) {
   s.val_loader.reset();  // its worker threads and buffers go before the new ones come
   s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
   s.val_batch = batch;
+  s.val_started = false;
 }
 
 int TrainSession::distRank() const {

@@ -1,5 +1,7 @@
 #include "eval/nms.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 
 #include "core/error.h"

@@ -85,6 +85,10 @@ struct DataLoader::Impl {
   size_t nbatches = 0, total = 0, next_task = 0, consumed = 0;
   int in_flight = 0;
   std::map<size_t, Job> jobs;
+  // An epoch started ahead (prefetchEpoch) and the settings it was planned with; -1: none.
+  int ahead_epoch = -1;
+  bool ahead_multi = true;
+  int ahead_reset = -1;
   LoaderStats stats;
   std::vector<std::string> errors;
 
@@ -144,6 +148,16 @@ struct DataLoader::Impl {
       }
     }
     return t;
+  }
+
+  // Replaces the plan by epoch `ep`'s, once no worker is on the old one, and sets the workers on it.
+  void replan(std::unique_lock<std::mutex>& lk, int ep) {
+    started = false;  // workers must not take tasks of the old plan while it is replaced
+    ++generation;
+    cv_idle.wait(lk, [&] { return in_flight == 0; });
+    plan(ep);
+    started = true;
+    cv_work.notify_all();
   }
 
   bool canTake() const { return next_task < total && next_task / size_t(opt.batch) < consumed + depth(); }
@@ -300,15 +314,30 @@ DataLoader::~DataLoader() {
   for (auto& t : impl_->threads) t.join();
 }
 
-void DataLoader::startEpoch(int epoch) {
+bool DataLoader::startEpoch(int epoch) {
   Impl& d = *impl_;
   std::unique_lock<std::mutex> lk(d.m);
-  d.started = false;  // workers must not take tasks of the old plan while it is replaced
-  ++d.generation;
-  d.cv_idle.wait(lk, [&] { return d.in_flight == 0; });
-  d.plan(epoch);
-  d.started = true;
-  d.cv_work.notify_all();
+  const bool keep = d.ahead_epoch == epoch && d.consumed == 0 && d.ahead_multi == d.multi_image_next &&
+                    d.ahead_reset == d.reset_epoch;
+  d.ahead_epoch = -1;
+  if (keep) return true;
+  d.replan(lk, epoch);
+  return false;
+}
+
+void DataLoader::prefetchEpoch(int epoch, bool multi_image, int reset_epoch) {
+  Impl& d = *impl_;
+  std::unique_lock<std::mutex> lk(d.m);
+  const bool multi_now = d.multi_image_next;
+  const int reset_now = d.reset_epoch;
+  d.multi_image_next = multi_image;
+  d.reset_epoch = reset_epoch;
+  d.replan(lk, epoch);
+  d.multi_image_next = multi_now;
+  d.reset_epoch = reset_now;
+  d.ahead_epoch = epoch;
+  d.ahead_multi = multi_image;
+  d.ahead_reset = reset_epoch;
 }
 
 bool DataLoader::next(Batch& batch) {

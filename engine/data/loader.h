@@ -80,8 +80,13 @@ class DataLoader {
   DataLoader& operator=(const DataLoader&) = delete;
 
   /// Plans epoch `epoch` (shuffle by seed + epoch) and starts the workers on it; abandons any unfinished
-  /// epoch.
-  void startEpoch(int epoch);
+  /// epoch. An epoch already started by prefetchEpoch() with the settings now in force, and not yet read
+  /// from, is kept as it is (true): the same plan, its batches already underway.
+  bool startEpoch(int epoch);
+  /// Starts epoch `epoch` ahead of its time, planned as if setMultiImageAugment(multi_image) and
+  /// setOrderResetEpoch(reset_epoch) were in force (they stay as they are): the trainer builds the next
+  /// epoch's first batches while it validates. startEpoch(epoch) keeps it when those settings hold then.
+  void prefetchEpoch(int epoch, bool multi_image, int reset_epoch);
   /// The next batch of the epoch, in order; false at the end of the epoch. Throws ywb::Error on internal
   /// errors.
   bool next(Batch& batch);

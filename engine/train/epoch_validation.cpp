@@ -37,6 +37,8 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   // at most a training batch at a time: measured on CPU, a whole 2x batch peaked at 1.6x the training step's
   // RSS (docs/RELIABILITY.md), and a run that trains must not fail in validation.
   vo.max_forward_batch = std::max(1, s.args.batch / s.distWorld());
+  // The next training epoch's images load from the moment the validation images are all in.
+  vo.on_last_batch = [&s, epoch] { prefetchNextEpoch(s, epoch); };
   ValidationResult v;
   for (;;) {
     vo.loader_started = s.val_started;  // started in the last training step (train_epoch.cpp)

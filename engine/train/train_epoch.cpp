@@ -333,6 +333,16 @@ bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]) {
   return complete;
 }
 
+void prefetchNextEpoch(TrainSession& s, int epoch) {
+  // Ultralytics' loader workers run on into the next epoch the same way. Mosaic closes and the shuffle
+  // order resets at closeMosaicEpoch(), as the trainer's loop sets them when the epoch comes; should they
+  // differ by then (an epoch count changed by time=), DataLoader::startEpoch plans the epoch again.
+  if (epoch + 1 >= s.epochs || (s.stop && s.stop->load())) return;
+  const int close_at = s.closeMosaicEpoch();
+  const bool closed = s.mosaic_closed || (close_at >= 0 && epoch + 1 >= close_at);
+  s.train_loader->prefetchEpoch(epoch + 1, !closed, close_at);
+}
+
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {
   const RunTiming::Scope timed(&s.timing, RunSegment::Checkpoint);
   s.phase(TrainPhase::Saving, "weights/last.safetensors" + std::string(is_best ? " and best" : ""));

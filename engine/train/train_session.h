@@ -146,6 +146,10 @@ void buildValLoader(TrainSession& s, int batch);
 /// Trains one epoch. Returns false when a stop was requested mid-epoch. `tloss` gets the mean losses.
 bool trainEpoch(TrainSession& s, int epoch, double tloss[3], double lr_out[3]);
 
+/// After `epoch`'s steps: starts the training loader on the next epoch (if there is one) with the settings
+/// that epoch will have, so that its first batches are built while this one validates and saves.
+void prefetchNextEpoch(TrainSession& s, int epoch);
+
 /// Validates the EMA weights after `epoch` (epoch_validation.cpp); the metrics the epoch event carries.
 EpochMetrics validateEpoch(TrainSession& s, int epoch);
 

@@ -73,8 +73,8 @@ namespace {
 
 // Training images that failed to load this epoch (deleted or damaged after the scan; the loader put grey in
 // their place): named in the log, carried by the epoch event and summed in the summary. The run goes on.
-void reportFailedImages(TrainSession& s, int epoch, EpochMetrics& em, TrainSummary& sum) {
-  std::vector<std::string> failed = s.train_loader->takeErrors();
+void reportFailedImages(TrainSession& s, int epoch, std::vector<std::string> failed, EpochMetrics& em,
+                        TrainSummary& sum) {
   std::sort(failed.begin(), failed.end());  // one line per image, though Mosaic may have drawn it twice
   failed.erase(std::unique(failed.begin(), failed.end()), failed.end());
   em.failed_images = failed;
@@ -257,6 +257,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
       const bool complete = trainEpoch(s, epoch, tloss, lr);
+      // Taken now: from here on the loader may already build the next epoch's samples (prefetchNextEpoch).
+      std::vector<std::string> failed_images = s.train_loader->takeErrors();
       std::string nonfinite_line;
       const int64_t nonfinite_steps = s.nonfinite.takeEpochSkipped(epoch, &nonfinite_line);
       if (!nonfinite_line.empty()) s.log(nonfinite_line);
@@ -281,8 +283,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       EpochMetrics em;
       em.epoch = epoch;
       em.epochs = s.epochs;
-      if ((s.args.val || final_epoch) && s.isMain()) em = validateEpoch(s, epoch);
-      if (s.isMain()) reportFailedImages(s, epoch, em, sum);
+      // The next epoch's first batches load during validation (from its last batch on, validateEpoch) or,
+      // where this rank does not validate, from now on.
+      if ((s.args.val || final_epoch) && s.isMain())
+        em = validateEpoch(s, epoch);
+      else
+        prefetchNextEpoch(s, epoch);
+      if (s.isMain()) reportFailedImages(s, epoch, std::move(failed_images), em, sum);
       em.nonfinite_steps = nonfinite_steps;
       em.o2m = s.o2m.o2m();
       em.end2end = s.loss->endToEnd();

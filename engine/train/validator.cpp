@@ -75,6 +75,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     auto t0 = Clock::now();
     if (!loader.next(batch)) break;
     res.data_wait_s += since(t0);
+    if (opt.on_last_batch && size_t(batches + 1) == loader.batchesPerEpoch()) opt.on_last_batch();
     if (should_stop && should_stop()) break;
     if (before_batch) before_batch(batch.images.size(0));
     t0 = Clock::now();

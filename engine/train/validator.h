@@ -38,6 +38,9 @@ struct ValidatorOptions {
   int max_forward_batch = 0;
   /// The loader's epoch is already started (and unconsumed): validation takes its batches as they are.
   bool loader_started = false;
+  /// Called once the loader has handed out its last batch (the images are all loaded; inference, NMS and
+  /// metrics of that batch are still to come): the trainer starts its next epoch's loading there.
+  std::function<void()> on_last_batch;
 };
 
 struct ValidationResult {

@@ -39,6 +39,18 @@ struct Epoch {
   std::vector<std::string> paths;
 };
 
+// The rest of the epoch the loader is on.
+Epoch drain(ywb::DataLoader& l) {
+  Epoch e;
+  ywb::Batch b;
+  while (l.next(b)) {
+    e.images.push_back(b.images);
+    e.targets.push_back(b.targets);
+    e.paths.insert(e.paths.end(), b.paths.begin(), b.paths.end());
+  }
+  return e;
+}
+
 Epoch runEpoch(ywb::DataLoader& l, int epoch) {
   Epoch e;
   l.startEpoch(epoch);
@@ -267,6 +279,40 @@ class TestDataLoader : public QObject {
     while (l.next(b)) {
       for (const auto& m : b.meta) QVERIFY(!m.mosaic);
     }
+  }
+
+  void epochStartedAheadIsTheSameEpoch() {
+    // The trainer starts the next epoch during validation (prefetchEpoch) with the settings it predicts;
+    // startEpoch keeps that plan only when they are the ones in force and nothing was read from it. Either
+    // way the epoch must be the one a plain startEpoch gives: the reference loader's.
+    Synth ds;
+    const auto split = ds.split("train");
+    auto o = trainOptions(2);
+    ywb::DataLoader ref(split, o), l(split, o);
+    const Epoch r0 = runEpoch(ref, 0), r1 = runEpoch(ref, 1);
+    ref.setMultiImageAugment(false);  // close_mosaic from epoch 2: Mosaic off, Ultralytics' order reset
+    ref.setOrderResetEpoch(2);
+    const Epoch r2 = runEpoch(ref, 2), r3 = runEpoch(ref, 3);
+    QVERIFY(sameEpoch(runEpoch(l, 0), r0));
+    l.prefetchEpoch(1, true, -1);  // predicted right
+    QVERIFY(l.startEpoch(1));      // kept
+    QVERIFY(sameEpoch(drain(l), r1));
+    l.prefetchEpoch(2, true, 2);  // predicted wrong: Mosaic still on
+    l.setMultiImageAugment(false);
+    l.setOrderResetEpoch(2);
+    QVERIFY(!l.startEpoch(2));  // planned again
+    QVERIFY(sameEpoch(drain(l), r2));
+    l.prefetchEpoch(3, false, -1);  // predicted wrong: no order reset
+    QVERIFY(!l.startEpoch(3));
+    QVERIFY(sameEpoch(drain(l), r3));
+    l.prefetchEpoch(3, false, 2);  // right, but a batch was read before the epoch started
+    ywb::Batch b;
+    QVERIFY(l.next(b));
+    QVERIFY(!l.startEpoch(3));
+    QVERIFY(sameEpoch(drain(l), r3));
+    l.prefetchEpoch(3, false, 2);
+    QVERIFY(l.startEpoch(3));
+    QVERIFY(sameEpoch(drain(l), r3));
   }
 
   void ramCacheSameBatchesAndRefusal() {

@@ -157,10 +157,11 @@ class TestTrainer : public QObject {
   }
 
   void imagesDeletedMidRunAreReportedAndTheRunGoesOn() {
-    // Three training images vanish after epoch 1 (the scan saw them): epoch 2 loads grey in their place,
-    // names the three files in its log line and its epoch event, and the summary counts them; the run
-    // completes. 8 train images, batch 8, Mosaic off (so each image is loaded once per epoch, by its own
-    // index).
+    // Three training images vanish during epoch 1's last step (the scan saw them): epoch 2 loads grey in
+    // their place, names the three files in its log line and its epoch event, and the summary counts them;
+    // the run completes. 8 train images, batch 8, Mosaic off (so each image is loaded once per epoch, by its
+    // own index). Not later: from the end of an epoch's steps the loader already reads the next epoch's
+    // images (prefetchNextEpoch), and files it has read are no longer missing for that epoch.
     QTemporaryDir dir;
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {8, 4, 96, 9, 4});
     ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
@@ -174,11 +175,11 @@ class TestTrainer : public QObject {
       QStringList files;
       std::vector<ywb::EpochMetrics> epochs;
       std::vector<std::string> logs;
-      void onEpoch(const ywb::EpochMetrics& m) override {
-        epochs.push_back(m);
-        if (m.epoch == 0)
+      void onStep(const ywb::StepMetrics& m) override {
+        if (m.epoch == 0 && m.batch + 1 == m.batches)
           for (const QString& f : files) QFile::remove(f);
       }
+      void onEpoch(const ywb::EpochMetrics& m) override { epochs.push_back(m); }
       void onLog(const std::string& l) override { logs.push_back(l); }
     } obs;
     obs.files = victims;

@@ -188,8 +188,8 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
   for (; s.accel->next(batch); ++i) {
     // The epoch's last batch is in hand: the validation images load while its step runs (on a GPU the
     // cores are free then; 0.14 s per validation of 128 images at 640 on an H200 went to waiting for
-    // them). Validation runs on the main rank when `val` is on (the final epoch always validates; there
-    // the images are loaded at validation's start as before). Identical batches either way.
+    // them). Validation runs on the main rank when `val` is on (with val=false only the final epoch
+    // validates, its images loaded when validation starts, as before). Identical batches either way.
     if (i + 1 == nb && s.args.val && s.isMain() && s.val_loader && !s.val_started) {
       s.val_loader->startEpoch(0);
       s.val_started = true;

@@ -52,15 +52,8 @@ Epoch drain(ywb::DataLoader& l) {
 }
 
 Epoch runEpoch(ywb::DataLoader& l, int epoch) {
-  Epoch e;
   l.startEpoch(epoch);
-  ywb::Batch b;
-  while (l.next(b)) {
-    e.images.push_back(b.images);
-    e.targets.push_back(b.targets);
-    e.paths.insert(e.paths.end(), b.paths.begin(), b.paths.end());
-  }
-  return e;
+  return drain(l);
 }
 
 bool sameEpoch(const Epoch& a, const Epoch& b) {

@@ -95,9 +95,9 @@ struct DataLoader::Impl {
   size_t depth() const { return size_t(opt.prefetch > 0 ? opt.prefetch : std::max(2, opt.workers)); }
   size_t batchSize(size_t b) const { return std::min(size_t(opt.batch), total - b * size_t(opt.batch)); }
 
-  void plan(int ep) {
-    EpochOrder e = epochOrder(opt, split->images.size(), ep, reset_epoch, recent != nullptr, multi_image_next,
-                              rect_order);
+  // Epoch `ep`'s plan with Mosaic allowed or not (`multi`) and the order reset at `reset`.
+  void plan(int ep, bool multi, int reset) {
+    EpochOrder e = epochOrder(opt, split->images.size(), ep, reset, recent != nullptr, multi, rect_order);
     order = std::move(e.order);
     draws = std::move(e.draws);
     if (recent && draws.empty()) recent->plan(e.previous, order);
@@ -116,7 +116,7 @@ struct DataLoader::Impl {
       }
     }
     epoch = ep;
-    multi_image = multi_image_next;
+    multi_image = multi;
     next_task = consumed = 0;
     jobs.clear();
   }
@@ -150,12 +150,12 @@ struct DataLoader::Impl {
     return t;
   }
 
-  // Replaces the plan by epoch `ep`'s, once no worker is on the old one, and sets the workers on it.
-  void replan(std::unique_lock<std::mutex>& lk, int ep) {
+  // Replaces the plan by epoch `ep`'s (plan()), once no worker is on the old one, and sets the workers on it.
+  void replan(std::unique_lock<std::mutex>& lk, int ep, bool multi, int reset) {
     started = false;  // workers must not take tasks of the old plan while it is replaced
     ++generation;
     cv_idle.wait(lk, [&] { return in_flight == 0; });
-    plan(ep);
+    plan(ep, multi, reset);
     started = true;
     cv_work.notify_all();
   }
@@ -301,7 +301,7 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
       return double(ra.height) / ra.width < double(rb.height) / rb.width;
     });
   }
-  d.plan(0);
+  d.plan(0, d.multi_image_next, d.reset_epoch);
   for (int i = 0; i < options.workers; ++i) d.threads.emplace_back([&d] { d.workerLoop(); });
 }
 
@@ -321,20 +321,25 @@ bool DataLoader::startEpoch(int epoch) {
                     d.ahead_reset == d.reset_epoch;
   d.ahead_epoch = -1;
   if (keep) return true;
-  d.replan(lk, epoch);
+  d.replan(lk, epoch, d.multi_image_next, d.reset_epoch);
   return false;
+}
+
+void DataLoader::prefetchEpoch(int epoch) {
+  bool multi = true;
+  int reset = -1;
+  {
+    std::lock_guard<std::mutex> lk(impl_->m);
+    multi = impl_->multi_image_next;
+    reset = impl_->reset_epoch;
+  }
+  prefetchEpoch(epoch, multi, reset);
 }
 
 void DataLoader::prefetchEpoch(int epoch, bool multi_image, int reset_epoch) {
   Impl& d = *impl_;
   std::unique_lock<std::mutex> lk(d.m);
-  const bool multi_now = d.multi_image_next;
-  const int reset_now = d.reset_epoch;
-  d.multi_image_next = multi_image;
-  d.reset_epoch = reset_epoch;
-  d.replan(lk, epoch);
-  d.multi_image_next = multi_now;
-  d.reset_epoch = reset_now;
+  d.replan(lk, epoch, multi_image, reset_epoch);
   d.ahead_epoch = epoch;
   d.ahead_multi = multi_image;
   d.ahead_reset = reset_epoch;

@@ -87,6 +87,8 @@ class DataLoader {
   /// setOrderResetEpoch(reset_epoch) were in force (they stay as they are): the trainer builds the next
   /// epoch's first batches while it validates. startEpoch(epoch) keeps it when those settings hold then.
   void prefetchEpoch(int epoch, bool multi_image, int reset_epoch);
+  /// The same with the settings now in force (the validation loader's: they never change).
+  void prefetchEpoch(int epoch);
   /// The next batch of the epoch, in order; false at the end of the epoch. Throws ywb::Error on internal
   /// errors.
   bool next(Batch& batch);

@@ -41,8 +41,6 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.on_last_batch = [&s, epoch] { prefetchNextEpoch(s, epoch); };
   ValidationResult v;
   for (;;) {
-    vo.loader_started = s.val_started;  // started in the last training step (train_epoch.cpp)
-    s.val_started = false;
     try {
       v = runValidation(
           *s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); },

@@ -188,12 +188,8 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
   for (; s.accel->next(batch); ++i) {
     // The epoch's last batch is in hand: the validation images load while its step runs (on a GPU the
     // cores are free then; 0.14 s per validation of 128 images at 640 on an H200 went to waiting for
-    // them). Validation runs on the main rank when `val` is on (with val=false only the final epoch
-    // validates, its images loaded when validation starts, as before). Identical batches either way.
-    if (i + 1 == nb && s.args.val && s.isMain() && s.val_loader && !s.val_started) {
-      s.val_loader->startEpoch(0);
-      s.val_started = true;
-    }
+    // them). runValidation's startEpoch keeps that epoch: identical batches either way.
+    if (i + 1 == nb && s.validatesAfter(epoch) && s.val_loader) s.val_loader->prefetchEpoch(0);
     if (s.dist) {
       if (!distBeforeStep(s, epoch, i)) return false;  // stop and pause agreed by all ranks
     } else if (!waitWhilePaused(s)) {
@@ -338,9 +334,7 @@ void prefetchNextEpoch(TrainSession& s, int epoch) {
   // order resets at closeMosaicEpoch(), as the trainer's loop sets them when the epoch comes; should they
   // differ by then (an epoch count changed by time=), DataLoader::startEpoch plans the epoch again.
   if (epoch + 1 >= s.epochs || (s.stop && s.stop->load())) return;
-  const int close_at = s.closeMosaicEpoch();
-  const bool closed = s.mosaic_closed || (close_at >= 0 && epoch + 1 >= close_at);
-  s.train_loader->prefetchEpoch(epoch + 1, !closed, close_at);
+  s.train_loader->prefetchEpoch(epoch + 1, !s.mosaicClosedIn(epoch + 1), s.closeMosaicEpoch());
 }
 
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {

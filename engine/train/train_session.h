@@ -56,9 +56,6 @@ struct TrainSession {
   std::optional<MultiScale> multi_scale;
   std::unique_ptr<DataLoader> train_loader, val_loader;
   int val_batch = 0;  ///< the validation loader's batch (2 x batch; halved after running out of memory)
-  /// The validation loader's epoch was started during the training epoch's last step (its images load
-  /// while that step runs; issue 33) and nothing of it is consumed yet.
-  bool val_started = false;
   std::unique_ptr<cuda::TrainAccel> accel;  ///< batches and forward of the training loop (engine/cuda)
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
@@ -121,6 +118,10 @@ struct TrainSession {
   /// First epoch (0-based) trained without Mosaic, where Ultralytics closes it and rebuilds its loader;
   /// -1 when close_mosaic is 0.
   int closeMosaicEpoch() const;
+  /// Whether (0-based) `epoch` trains without Mosaic: closed already, or at or after closeMosaicEpoch().
+  bool mosaicClosedIn(int epoch) const;
+  /// Whether this rank validates after `epoch`: the main rank, every epoch with `val`, else the last one.
+  bool validatesAfter(int epoch) const;
 
   double elapsed() const {
     return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -72,7 +72,6 @@ void buildValLoader(TrainSession& s, int batch) {
   s.val_loader.reset();  // its worker threads and buffers go before the new ones come
   s.val_loader = std::make_unique<DataLoader>(s.val_split, vo);
   s.val_batch = batch;
-  s.val_started = false;
 }
 
 int TrainSession::distRank() const {
@@ -83,6 +82,13 @@ int TrainSession::distWorld() const {
 }
 int TrainSession::closeMosaicEpoch() const {
   return args.close_mosaic > 0 ? std::max(0, epochs - args.close_mosaic) : -1;
+}
+bool TrainSession::mosaicClosedIn(int epoch) const {
+  const int close_at = closeMosaicEpoch();
+  return mosaic_closed || (close_at >= 0 && epoch >= close_at);
+}
+bool TrainSession::validatesAfter(int epoch) const {
+  return (args.val || epoch + 1 == epochs) && isMain();
 }
 
 void setupSession(TrainSession& s, const SafetensorsFile* resume) {

@@ -248,7 +248,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       // Ultralytics rebuilds its loader where Mosaic closes, which moves its shuffle order on (sampler.h).
       const int close_at = s.closeMosaicEpoch();
       s.train_loader->setOrderResetEpoch(close_at);
-      if (!s.mosaic_closed && close_at >= 0 && epoch >= close_at) {
+      if (!s.mosaic_closed && s.mosaicClosedIn(epoch)) {
         s.mosaic_closed = true;
         s.train_loader->setMultiImageAugment(false);
         s.phase(TrainPhase::CloseMosaic,
@@ -279,13 +279,12 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
         setScheduledLr(*s.optimizer, j,
                        s.initial_lr * lrFactor(epoch + 1, s.epochs, s.args.lrf, s.args.cos_lr));
       }
-      const bool final_epoch = epoch + 1 == s.epochs;
       EpochMetrics em;
       em.epoch = epoch;
       em.epochs = s.epochs;
       // The next epoch's first batches load during validation (from its last batch on, validateEpoch) or,
       // where this rank does not validate, from now on.
-      if ((s.args.val || final_epoch) && s.isMain())
+      if (s.validatesAfter(epoch))
         em = validateEpoch(s, epoch);
       else
         prefetchNextEpoch(s, epoch);

@@ -69,7 +69,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   at::Tensor loss_sum = at::zeros({3}, at::TensorOptions().device(device));
   int64_t batches = 0;
   double t_pre = 0, t_inf = 0, t_nms = 0, t_met = 0;
-  if (!opt.loader_started) loader.startEpoch(0);
+  loader.startEpoch(0);  // keeps an epoch the trainer started ahead (DataLoader::prefetchEpoch)
   Batch batch;
   for (;;) {
     auto t0 = Clock::now();

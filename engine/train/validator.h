@@ -36,8 +36,6 @@ struct ValidatorOptions {
   /// shape, the loss and NMS stay whole, so the results are those of the whole batch; the forward pass's
   /// temporary memory (on CPU about 20 MB per 320-px image for YOLOv8n) is that of the smaller slice.
   int max_forward_batch = 0;
-  /// The loader's epoch is already started (and unconsumed): validation takes its batches as they are.
-  bool loader_started = false;
   /// Called once the loader has handed out its last batch (the images are all loaded; inference, NMS and
   /// metrics of that batch are still to come): the trainer starts its next epoch's loading there.
   std::function<void()> on_last_batch;

@@ -124,14 +124,16 @@ void ampCheck(TrainSession& s) {
   std::string speed;
   if (!cuda) {
     PrecisionSpeed sp;
+    const CpuBf16 cpu = cpuBf16Support();
     try {
-      sp = timePrecisions(*s.model, precisionProbeInput(image, s.device, s.args.channels_last), dtype);
+      sp = timePrecisions(
+          *s.model, precisionProbeInput(image, s.device, s.args.channels_last, cpuProbeSide(cpu)), dtype);
     } catch (...) {
       s.amp_note = "off (fp32 timing failed: " + describeCurrentException() + ")";
       s.log("AMP check: " + s.amp_note + "; training in fp32");
       return;
     }
-    const CpuAmpDecision d = decideCpuAmp(sp, want, asked, cpuBf16Support());
+    const CpuAmpDecision d = decideCpuAmp(sp, want, asked, cpu);
     if (!d.log.empty()) s.log(d.log);
     if (!d.use_low) {
       s.amp_note = d.note;

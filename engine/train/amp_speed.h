@@ -15,12 +15,15 @@ namespace ywb {
 
 /// Milliseconds of one forward+backward pass in fp32 and under autocast with `dtype` (the best of the timed
 /// passes after one warm-up each). The model runs in eval mode so that BatchNorm statistics stay untouched;
-/// gradients it leaves are cleared, so training that follows is unaffected. When the low precision's first
-/// timed pass is already twice fp32's, it is not timed again (the answer is clear, and each such pass is
-/// slow). `x` is the input as the training step sees it (float, [N,3,H,W], its memory format).
+/// gradients it leaves are cleared, so training that follows is unaffected. Each low-precision pass on a CPU
+/// without native bf16 costs many fp32 passes, so the low precision is timed no more than its answer needs:
+/// when its first pass (warm-up included) already takes 3x fp32's first pass, that pass is the figure
+/// (low_first_pass); when its first timed pass is twice fp32's, it is not timed again. `x` is the input as
+/// the training step sees it (float, [N,3,H,W], its memory format).
 struct PrecisionSpeed {
   double fp32_ms = -1;
-  double low_ms = -1;     ///< -1 when the low precision failed to run (low_error says why)
+  double low_ms = -1;           ///< -1 when the low precision failed to run (low_error says why)
+  bool low_first_pass = false;  ///< low_ms is the first pass's, its one-time costs included
   std::string low_error;  ///< e.g. oneDNN without kernels for bf16 here: "could not create a primitive ..."
   /// low_ms / fp32_ms (> 1: the low precision is slower).
   double ratio() const { return fp32_ms > 0 ? low_ms / fp32_ms : 0; }
@@ -28,9 +31,16 @@ struct PrecisionSpeed {
 PrecisionSpeed timePrecisions(model::DetectionModelImpl& m, const at::Tensor& x, at::ScalarType dtype);
 
 /// The input timePrecisions uses for the training step: one image of `batch` (uint8 or float [N,3,H,W]),
-/// scaled to [0,1] and, where larger than 256 px, resized to 256 (the ratio of the two precisions does not
-/// depend on the size, and a slow bf16 pass at 640 px costs seconds), on `device`, channels-last if asked.
-at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last);
+/// scaled to [0,1] and, where its longer side exceeds `max_side`, resized to it (multiples of 32), on
+/// `device`, channels-last if asked. The ratio of the two precisions hardly depends on the size, and a slow
+/// bf16 pass at 640 px costs seconds.
+at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last,
+                               int64_t max_side = 256);
+
+/// The probe's longest side on a CPU: 256 px where bf16 is native (its gain shows at a real size), 128 px
+/// where it is not (bf16 there runs 7-12x slower than fp32 at any size: measured 6.9x at 128 px and 10.2x at
+/// 256 px on an AVX2 EPYC, where the check at 256 px took 3.9 s of every run's start).
+int64_t cpuProbeSide(const CpuBf16& cpu);
 
 /// "bf16 1.31x faster than fp32" / "bf16 12.4x slower than fp32", with the two times in ms.
 std::string describeSpeed(const PrecisionSpeed& s, const std::string& low_name);

@@ -80,6 +80,26 @@ class TestAmpChoice : public QObject {
     }
   }
 
+  void probeIsSmallWhereBf16IsNotNative() {
+    // Where bf16 is not native its passes run 7-12x slower than fp32's at any size, so the check's input is
+    // 128 px there (3.9 s -> 0.6-1.0 s of every run's start on an AVX2 EPYC, docs/PERFORMANCE.md) and 256 px
+    // where bf16 is native and its gain has to show.
+    QCOMPARE(ywb::cpuProbeSide({false, "not native (AVX2, no avx512_bf16 or amx_bf16)"}), int64_t(128));
+    QCOMPARE(ywb::cpuProbeSide({true, "native (avx512_bf16)"}), int64_t(256));
+    // A 640x480 training image at 128 px: scale 0.2, each side down to a multiple of 32 (the largest
+    // stride): 96 x 128; one image, float in [0, 1].
+    const at::Tensor batch = at::full({2, 3, 480, 640}, 255, at::kByte);
+    const at::Tensor x = ywb::precisionProbeInput(batch, at::kCPU, false, 128);
+    QCOMPARE(x.sizes().vec(), (std::vector<int64_t>{1, 3, 96, 128}));
+    QCOMPARE(x.scalar_type(), at::kFloat);
+    QCOMPARE(x.max().item<float>(), 1.0f);
+    // Already small enough: kept as it is.
+    QCOMPARE(ywb::precisionProbeInput(batch.narrow(2, 0, 96).narrow(3, 0, 128), at::kCPU, false, 128)
+                 .sizes()
+                 .vec(),
+             (std::vector<int64_t>{1, 3, 96, 128}));
+  }
+
   void decisionFollowsTheMeasuredSpeed() {
     const ywb::CpuBf16 avx2{false, "not native (AVX2, no avx512_bf16 or amx_bf16)"};
     // The figures from `ywb bench train` on the AVX2 EPYC: bf16 3,983 ms per step, fp32 337 ms.
@@ -104,6 +124,12 @@ class TestAmpChoice : public QObject {
     QVERIFY(d.log.empty());
     QCOMPARE(ywb::describeSpeed(fast, "bf16"),
              std::string("bf16 1.35x faster than fp32 (31.6 vs 42.6 ms per forward+backward)"));
+    // A low precision timed once (its first pass already 3x fp32's first): the figure says so.
+    ywb::PrecisionSpeed once = slow;
+    once.low_first_pass = true;
+    QCOMPARE(ywb::describeSpeed(once, "bf16"),
+             std::string("bf16 11.82x slower than fp32 (3983.0 vs 337.0 ms per forward+backward; bf16 timed "
+                         "once, first pass)"));
     // Equal speed is not faster: fp32 (Ultralytics' precision on a CPU) wins a tie.
     ywb::PrecisionSpeed tie;
     tie.fp32_ms = tie.low_ms = 50;

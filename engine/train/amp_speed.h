@@ -31,11 +31,11 @@ struct PrecisionSpeed {
 PrecisionSpeed timePrecisions(model::DetectionModelImpl& m, const at::Tensor& x, at::ScalarType dtype);
 
 /// The input timePrecisions uses for the training step: one image of `batch` (uint8 or float [N,3,H,W]),
-/// scaled to [0,1] and, where its longer side exceeds `max_side`, resized to it (multiples of 32), on
-/// `device`, channels-last if asked. The ratio of the two precisions hardly depends on the size, and a slow
-/// bf16 pass at 640 px costs seconds.
+/// scaled to [0,1] and, where its longer side exceeds `max_side` (on a CPU: cpuProbeSide), resized to it
+/// (multiples of 32), on `device`, channels-last if asked. The ratio of the two precisions hardly depends on
+/// the size, and a slow bf16 pass at 640 px costs seconds.
 at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last,
-                               int64_t max_side = 256);
+                               int64_t max_side);
 
 /// The probe's longest side on a CPU: 256 px where bf16 is native (its gain shows at a real size), 128 px
 /// where it is not (bf16 there runs 7-12x slower than fp32 at any size: measured 6.9x at 128 px and 10.2x at

@@ -124,4 +124,32 @@ cv::Mat warpImage(const cv::Mat& src, const cv::Matx33d& m, cv::Size out) {
   return dst;
 }
 
+bool cropResizeFor(const cv::Matx33d& m, cv::Size out, int max_side, CropResize* r) {
+  if (isProjective(m) || m(0, 1) != 0 || m(1, 0) != 0 || !(m(0, 0) > 0) || !(m(1, 1) > 0)) return false;
+  // Output x = s * source x + t, so the output's [0, W) shows the source's [-t / s, (W - t) / s).
+  const double w = std::round(out.width / m(0, 0)), h = std::round(out.height / m(1, 1));
+  if (w < 1 || h < 1 || w > max_side || h > max_side) return false;
+  const double x0 = std::round(-m(0, 2) / m(0, 0)), y0 = std::round(-m(1, 2) / m(1, 1));
+  if (std::abs(x0) > 1e7 || std::abs(y0) > 1e7) return false;
+  r->crop = cv::Rect(int(x0), int(y0), int(w), int(h));
+  const double sx = out.width / w, sy = out.height / h;
+  r->m = cv::Matx33d(sx, 0, -sx * x0, 0, sy, -sy * y0, 0, 0, 1);
+  r->scale = sx;
+  return true;
+}
+
+cv::Mat cropPadded(const cv::Mat& src, cv::Rect crop) {
+  const cv::Rect inside = crop & cv::Rect(0, 0, src.cols, src.rows);
+  if (inside == crop) return src(crop);
+  cv::Mat res(crop.size(), src.type(), cv::Scalar::all(114));
+  if (!inside.empty()) src(inside).copyTo(res(inside - crop.tl()));
+  return res;
+}
+
+cv::Mat resizeCrop(const cv::Mat& crop_image, cv::Size out) {
+  cv::Mat dst;
+  cv::resize(crop_image, dst, out, 0, 0, cv::INTER_LINEAR);
+  return dst;
+}
+
 }  // namespace ywb

@@ -43,6 +43,10 @@ void appendBoxes(const ImageRecord& r, cv::Size sz, double ratio, double dx, dou
   }
 }
 
+// Largest crop side, in multiples of imgsz, that a scale-and-shift warp is resized from (a larger one, a
+// scale below 1/4 of the mosaic canvas's, goes through warpAffine, which reads only the pixels it samples).
+constexpr int kMaxCropSide = 4;
+
 cv::Matx33d translation(double x, double y) {
   return {1, 0, x, 0, 1, y, 0, 0, 1};
 }
@@ -93,6 +97,10 @@ cv::Matx33d Flips::pixels(cv::Size out) const {
   // cv::flip convention on pixel indices: column i goes to W - 1 - i.
   return {
       lr ? -1.0 : 1.0, 0, lr ? out.width - 1.0 : 0, 0, ud ? -1.0 : 1.0, ud ? out.height - 1.0 : 0, 0, 0, 1};
+}
+
+void Flips::apply(cv::Mat& img) const {
+  if (lr || ud) cv::flip(img, img, lr && ud ? -1 : lr ? 1 : 0);
 }
 
 cv::Matx33d Flips::boxes(cv::Size out) const {
@@ -185,12 +193,19 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   const cv::Matx33d m = draws ? perspectiveMatrixFloat32(pd, cv::Size(s2, s2), out)
                               : perspectiveMatrix(pd, cv::Size(s2, s2), out);
 
-  // Otherwise only the part of the 2s x 2s canvas that the warp samples is assembled; sources outside it are
-  // not decoded.
+  // Otherwise only the part of the 2s x 2s canvas that the output shows is assembled (with 114 where that
+  // part reaches past the canvas); sources outside it are not decoded. A warp that only scales and shifts is
+  // that part resized (cropResizeFor).
+  CropResize cr;
+  const bool resized = !draws && cropResizeFor(m, out, kMaxCropSide * sz, &cr);
   cv::Rect vis;
-  if (draws || !visibleRect(m, out, &vis)) vis = cv::Rect(0, 0, s2, s2);
-  vis &= cv::Rect(0, 0, s2, s2);
-  if (vis.empty()) vis = cv::Rect(0, 0, 1, 1);
+  if (resized) {
+    vis = cr.crop;
+  } else {
+    if (draws || !visibleRect(m, out, &vis)) vis = cv::Rect(0, 0, s2, s2);
+    vis &= cv::Rect(0, 0, s2, s2);
+    if (vis.empty()) vis = cv::Rect(0, 0, 1, 1);
+  }
   cv::Mat canvas(vis.size(), CV_8UC3, cv::Scalar::all(114));
   for (int i = 0; i < 4; ++i) {
     const cv::Rect part = placed[i] & vis;
@@ -200,8 +215,15 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
                        part.height);
     img(src).copyTo(canvas(part - vis.tl()));
   }
-  s.image = warpImage(canvas, f.pixels(out) * m * translation(vis.x, vis.y), out);
-  s.boxes = draws ? ultralyticsWarpBoxes(m, kept, out, scale) : warpBoxes(f.boxes(out) * m, kept, out, scale);
+  if (resized) {
+    s.image = resizeCrop(canvas, out);
+    f.apply(s.image);
+    s.boxes = warpBoxes(f.boxes(out) * cr.m, kept, out, cr.scale);
+  } else {
+    s.image = warpImage(canvas, f.pixels(out) * m * translation(vis.x, vis.y), out);
+    s.boxes =
+        draws ? ultralyticsWarpBoxes(m, kept, out, scale) : warpBoxes(f.boxes(out) * m, kept, out, scale);
+  }
   s.meta.mosaic = true;
   return s;
 }
@@ -223,10 +245,18 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const Sampl
     return s;
   }
   // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
-  std::vector<PixelBox> boxes;
-  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
   const cv::Matx33d m = perspectiveMatrix(pd, out, out);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
+  std::vector<PixelBox> boxes;
+  CropResize cr;
+  if (cropResizeFor(m * pre, out, kMaxCropSide * sz, &cr)) {  // boxes go from the image's own pixels
+    appendBoxes(source_->split().images[index], img.size(), 1.0, 0, 0, boxes);
+    s.image = resizeCrop(cropPadded(img, cr.crop), out);
+    f.apply(s.image);
+    s.boxes = warpBoxes(f.boxes(out) * cr.m, boxes, out, cr.scale);
+    return s;
+  }
+  appendBoxes(source_->split().images[index], img.size(), lb.ratio, lb.left, lb.top, boxes);
   s.image = warpImage(img, f.pixels(out) * m * pre, out);
   s.boxes = warpBoxes(f.boxes(out) * m, boxes, out, scale);
   return s;

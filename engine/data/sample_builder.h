@@ -19,6 +19,7 @@ class Rng;
 struct Flips {
   bool ud = false, lr = false;
   cv::Matx33d pixels(cv::Size out) const;  ///< for image warps (pixel-index convention)
+  void apply(cv::Mat& img) const;          ///< mirrors an image in place (cv::flip)
   cv::Matx33d boxes(cv::Size out) const;   ///< for box corners (continuous convention)
 };
 

@@ -147,6 +147,68 @@ class TestDataTransforms : public QObject {
     QVERIFY(boxIs(r[0], 0, 0, 90.909, 10));
   }
 
+  // A scale-and-shift warp as a crop and a resize (cropResizeFor): the snapped matrix stays within half a
+  // source pixel of the drawn one and fills the output exactly; rotation, shear, mirroring and perspective
+  // are refused; and the resized image is the warp its matrix states. That last check compares with
+  // cv::warpAffine of the same matrix in OpenCV's pixel-index convention (a pixel's centre at i, here
+  // i + 0.5 in the continuous coordinates of the boxes: dst = s * src + t + (s - 1) / 2), on a smooth
+  // image, where two bilinear samplers can differ only by their rounding.
+  void cropResizeIsTheWarpItsMatrixSays() {
+    const cv::Size out(320, 320);
+    ywb::Rng rng(11);
+    ywb::AugmentParams hyp;  // defaults: scale 0.5, translate 0.1, no rotation, shear or perspective
+    cv::Mat src(640, 640, CV_8UC3);
+    for (int y = 0; y < src.rows; ++y) {
+      for (int x = 0; x < src.cols; ++x) {
+        src.at<cv::Vec3b>(y, x) = cv::Vec3b(uint8_t(128 + 100 * std::sin(x / 23.0)),
+                                            uint8_t(128 + 100 * std::cos(y / 31.0)), uint8_t((x + y) / 6));
+      }
+    }
+    for (int trial = 0; trial < 40; ++trial) {
+      const ywb::PerspectiveDraws d = ywb::drawPerspectiveParams(hyp, rng);
+      const cv::Matx33d m = ywb::perspectiveMatrix(d, src.size(), out);
+      ywb::CropResize cr;
+      QVERIFY(ywb::cropResizeFor(m, out, 4 * out.width, &cr));
+      // Fills the output exactly, origin within half a source pixel, scale within half a pixel of the crop.
+      QCOMPARE(cr.crop.width * cr.m(0, 0), double(out.width));
+      QCOMPARE(cr.crop.height * cr.m(1, 1), double(out.height));
+      QVERIFY(std::abs(-m(0, 2) / m(0, 0) - cr.crop.x) <= 0.5 &&
+              std::abs(-m(1, 2) / m(1, 1) - cr.crop.y) <= 0.5);
+      QVERIFY(std::abs(out.width / m(0, 0) - cr.crop.width) <= 0.5);
+      QVERIFY(std::abs(cr.scale - d.scale) <= 0.5 * d.scale / cr.crop.width + 1e-12);
+      const cv::Mat got = ywb::resizeCrop(ywb::cropPadded(src, cr.crop), out);
+      const double s = cr.m(0, 0), tx = cr.m(0, 2), ty = cr.m(1, 2);
+      const cv::Matx33d index(s, 0, tx + (s - 1) / 2, 0, s, ty + (s - 1) / 2, 0, 0, 1);
+      const cv::Mat want = ywb::warpImage(src, index, out);
+      // Compare where both samplers read only source pixels (2 px away from the source's edges).
+      int compared = 0, worst = 0;
+      for (int y = 0; y < out.height; ++y) {
+        for (int x = 0; x < out.width; ++x) {
+          const double sx = (x - index(0, 2)) / s, sy = (y - index(1, 2)) / s;
+          if (sx < 2 || sy < 2 || sx > src.cols - 3 || sy > src.rows - 3) continue;
+          for (int c = 0; c < 3; ++c)
+            worst =
+                std::max(worst, std::abs(int(got.at<cv::Vec3b>(y, x)[c]) - int(want.at<cv::Vec3b>(y, x)[c])));
+          ++compared;
+        }
+      }
+      QVERIFY(compared > out.area() / 4);
+      QVERIFY2(worst <= 1, qPrintable(QString("trial %1: largest difference %2").arg(trial).arg(worst)));
+    }
+    // Past the source, the crop is padded with 114 (the warp's border value).
+    const cv::Mat padded = ywb::cropPadded(src, cv::Rect(-10, -10, 20, 20));
+    QCOMPARE(padded.at<cv::Vec3b>(0, 0), cv::Vec3b(114, 114, 114));
+    QCOMPARE(padded.at<cv::Vec3b>(15, 15), src.at<cv::Vec3b>(5, 5));
+    ywb::CropResize cr;
+    const cv::Matx33d shift(0.8, 0, 10, 0, 0.8, -5, 0, 0, 1);
+    QVERIFY(ywb::cropResizeFor(shift, out, 4 * out.width, &cr));
+    QVERIFY(!ywb::cropResizeFor(shift, out, 300, &cr));  // the 400 px crop is larger than allowed
+    for (const cv::Matx33d& refused :
+         {cv::Matx33d(0.8, 0.1, 0, 0, 0.8, 0, 0, 0, 1), cv::Matx33d(0.8, 0, 0, -0.1, 0.8, 0, 0, 0, 1),
+          cv::Matx33d(-0.8, 0, 320, 0, 0.8, 0, 0, 0, 1), cv::Matx33d(0.8, 0, 0, 0, 0.8, 0, 1e-4, 0, 1)})
+      QVERIFY(!ywb::cropResizeFor(refused, out, 4 * out.width, &cr));
+  }
+
   void boxCandidateRule() {
     const auto before = box(0, 0, 10, 10);
     QVERIFY(ywb::boxCandidate(before, box(0, 0, 10, 10), 1));

@@ -6,9 +6,12 @@
 // ../shared/fixtures/ultralytics84/val-yolo26n/expected.json (0.1193), never typed in.
 //
 // One run of each side is one draw from each trainer's distribution (the augmentation's random numbers
-// differ; docs/PARITY.md "Session 15" gives the spread of our seeds: 0.092-0.120), so the share asserted
-// here is one that this seed's run clears with margin (measured: 0.1132, 0.949 of Ultralytics'), not the
-// issue's 0.95 target, which PARITY.md reports against.
+// differ), and one draw moves whenever anything changes the run's trajectory: docs/PARITY.md "Session 15"
+// gives 11 of our runs (seeds 0-3, two kinds of kernels, two ways of resampling the augmented image) at 0.73
+// to 1.02 of Ultralytics' one run, mean 0.885, standard deviation 0.10. The share asserted here is 2.3
+// standard deviations below that mean, so a change that only redraws the run fails it about once in a
+// hundred, while a learner a third slower than this one fails it (this run stood at 0.58 of Ultralytics'
+// score after epoch 20). The issue's 0.95 target is reported in PARITY.md, not asserted on one draw.
 //
 // The run also shows the end-to-end schedule as the issue states it: the one-to-many weight is 0.8 in the
 // first epoch and 0.1 in the last (Ultralytics' E2ELoss, moving linearly in between).
@@ -32,7 +35,7 @@ namespace {
 
 const std::string kShared = YW_SHARED_DIR;
 // The share of Ultralytics' score this test asserts: see the header and PARITY.md "Session 15".
-constexpr double kShare = 0.90;
+constexpr double kShare = 0.65;
 
 class Record : public ywb::TrainObserver {
  public:

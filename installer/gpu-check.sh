@@ -204,7 +204,9 @@ run() {
     nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -i "$device" -lms 500 >"$nvsmi" 2>/dev/null &
     pid=$!
   fi
-  timeout "$run_timeout" "$ywb" "$@" --json >"$logs/last.out" 2>"$logs/last.err" || rc=$?
+  # run_env (set for one call: `run_env="A=1" run ...`): environment settings for this run, shown in its command.
+  # shellcheck disable=SC2086
+  timeout "$run_timeout" env ${run_env:-} "$ywb" "$@" --json >"$logs/last.out" 2>"$logs/last.err" || rc=$?
   [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
   [ "$kind" != "ywb train" ] || cp "$logs/last.out" "$logs/train.jsonl"
   # A crash (rc >= 128: a signal) keeps the crash report's backtrace: more of the message, and the whole
@@ -216,8 +218,9 @@ run() {
   if [ "$rc" -ge 128 ] && [ ! -f "$out/crash.log" ]; then
     { echo "ywb $*"; python3 "$root/installer/crash_symbols.py" "$ywb" <"$logs/last.err" 2>/dev/null || cat "$logs/last.err"; } >"$out/crash.log"
   fi
-  python3 "$report_py" record "$kind" "$n_run" "$rc" "$(($(date +%s) - t))" "$*" "$logs/last.out" "$e" "$nvsmi" >>"$runs"
-  log "#$n_run $kind $* -> rc $rc ($(($(date +%s) - t)) s)"
+  python3 "$report_py" record "$kind" "$n_run" "$rc" "$(($(date +%s) - t))" "${run_env:+$run_env }$*" "$logs/last.out" "$e" \
+    "$nvsmi" >>"$runs"
+  log "#$n_run $kind ${run_env:+$run_env }$* -> rc $rc ($(($(date +%s) - t)) s)"
 }
 
 # 1. Tests labelled cuda that this build has (the GUI's saves its screenshots into the report folder), the
@@ -274,6 +277,11 @@ for c in false ram; do
   run "bench loader" bench loader data="$data/data.yaml" imgsz="$imgsz" batch="$big" workers="$workers" \
     epochs="$([ "$quick" = 1 ] && echo 1 || echo 2)" cache="$c"
 done
+# The same without OpenCV's own threads inside each loader worker (Ultralytics switches them off; on 2 cores
+# with 2 workers the two ways are within noise, docs/PERFORMANCE.md "Loader"): is the inner parallelism a cost
+# with 16 workers?
+run_env="OPENCV_FOR_THREADS_NUM=1" run "bench loader" bench loader data="$data/data.yaml" imgsz="$imgsz" \
+  batch="$big" workers="$workers" epochs="$([ "$quick" = 1 ] && echo 1 || echo 2)" cache=false
 model_run() {  # model batch amp graphs [more bench model arguments]
   run "bench model" bench model model="$1" imgsz="$imgsz" batch="$2" device="$device" amp="$3" cuda_graphs="$4" \
     channels_last=true warmup="$warm" iters="$iters" "${@:5}"

@@ -144,7 +144,11 @@ HyperparamsTab::HyperparamsTab(TrainArgsModel* model, QWidget* parent)
                    host);
     note->setObjectName("ampCpuNote");
     note->setWordWrap(true);
-    hw->addRow(note);
+    // Right under amp and amp_dtype, the two fields it explains.
+    int at = -1;
+    QFormLayout::ItemRole role;
+    if (QLabel* dtype = labels_.value("amp_dtype")) hw->getWidgetPosition(dtype, &at, &role);
+    hw->insertRow(at >= 0 ? at + 1 : -1, note);
   }
   columns->setRowStretch(columns->rowCount(), 1);
   scroll->setWidget(host);

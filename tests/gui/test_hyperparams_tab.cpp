@@ -3,9 +3,11 @@
 // user's Ultralytics YAML with keys this trainer does not use.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -46,6 +48,22 @@ class TestHyperparamsTab : public QObject {
     const ywb::CpuBf16 c = ywb::cpuBf16Support();
     QVERIFY(note->text().contains(QString::fromStdString(c.summary)));
     QVERIFY(note->text().contains(c.native ? "trains in bf16 where" : "trains in fp32 here unless"));
+    // What a user sees: the tab scrolled to the note, saved to screenshots/hyperparameters_amp_note.png.
+    tab.resize(980, 600);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    auto* scroll = tab.findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    scroll->ensureWidgetVisible(note);
+    QCoreApplication::processEvents();
+    QVERIFY(note->isVisible() && !note->visibleRegion().isEmpty());
+    // It sits right under the two fields it explains: below amp_dtype, above val_amp.
+    const int y = note->mapTo(&tab, QPoint(0, 0)).y();
+    QVERIFY(y > tab.editor("amp_dtype")->mapTo(&tab, QPoint(0, 0)).y());
+    QVERIFY(y < tab.editor("val_amp")->mapTo(&tab, QPoint(0, 0)).y());
+    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
+    QDir().mkpath(shots);
+    QVERIFY(tab.grab().save(shots + "/hyperparameters_amp_note.png"));
   }
 
   void optimizerAndEnd2EndAreOffered() {

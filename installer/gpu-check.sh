@@ -190,10 +190,13 @@ n_run=0
 # Runs before --from are skipped (done earlier); runs after the --budget are recorded as not run.
 run() {
   local kind="$1"; shift
+  # run_env (set for one call: `run_env="A=1" run ...`): environment settings for this run, shown before its
+  # command wherever the command is shown.
+  local envs="${run_env:+$run_env }"
   n_run=$((n_run + 1))
   [ "$n_run" -gt "$from" ] || return 0
   if [ "$budget" -gt 0 ] && [ $(($(date +%s) - t0)) -ge "$budget" ]; then
-    echo "{\"kind\": \"$kind\", \"n\": $n_run, \"command\": \"ywb $*\", \"rc\": -1, \"error\": \"not run: time budget of $budget s spent (continue with --from $((n_run - 1)))\"}" >>"$runs"
+    echo "{\"kind\": \"$kind\", \"n\": $n_run, \"command\": \"${envs}ywb $*\", \"rc\": -1, \"error\": \"not run: time budget of $budget s spent (continue with --from $((n_run - 1)))\"}" >>"$runs"
     return 0
   fi
   local e rc=0 t nvsmi="" pid=""
@@ -204,7 +207,6 @@ run() {
     nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -i "$device" -lms 500 >"$nvsmi" 2>/dev/null &
     pid=$!
   fi
-  # run_env (set for one call: `run_env="A=1" run ...`): environment settings for this run, shown in its command.
   # shellcheck disable=SC2086
   timeout "$run_timeout" env ${run_env:-} "$ywb" "$@" --json >"$logs/last.out" 2>"$logs/last.err" || rc=$?
   [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
@@ -216,11 +218,10 @@ run() {
   [ "$rc" = 124 ] && e="timed out after $run_timeout s: $e"
   # (ywb's own frames are named by installer/crash_symbols.py where binutils' nm is present.)
   if [ "$rc" -ge 128 ] && [ ! -f "$out/crash.log" ]; then
-    { echo "ywb $*"; python3 "$root/installer/crash_symbols.py" "$ywb" <"$logs/last.err" 2>/dev/null || cat "$logs/last.err"; } >"$out/crash.log"
+    { echo "${envs}ywb $*"; python3 "$root/installer/crash_symbols.py" "$ywb" <"$logs/last.err" 2>/dev/null || cat "$logs/last.err"; } >"$out/crash.log"
   fi
-  python3 "$report_py" record "$kind" "$n_run" "$rc" "$(($(date +%s) - t))" "${run_env:+$run_env }$*" "$logs/last.out" "$e" \
-    "$nvsmi" >>"$runs"
-  log "#$n_run $kind ${run_env:+$run_env }$* -> rc $rc ($(($(date +%s) - t)) s)"
+  python3 "$report_py" record "$kind" "$n_run" "$rc" "$(($(date +%s) - t))" "$envs$*" "$logs/last.out" "$e" "$nvsmi" >>"$runs"
+  log "#$n_run $kind $envs$* -> rc $rc ($(($(date +%s) - t)) s)"
 }
 
 # 1. Tests labelled cuda that this build has (the GUI's saves its screenshots into the report folder), the

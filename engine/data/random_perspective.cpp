@@ -5,6 +5,10 @@
 #include <opencv2/imgproc.hpp>
 
 namespace ywb {
+namespace {
+// What a warp shows where it reaches past its source (Ultralytics' border value).
+const cv::Scalar kPad = cv::Scalar::all(114);
+}  // namespace
 
 cv::Matx33d perspectiveMatrix(const PerspectiveDraws& d, cv::Size in, cv::Size out) {
   constexpr double kPi = 3.14159265358979323846;
@@ -114,12 +118,11 @@ std::vector<PixelBox> warpBoxes(const cv::Matx33d& m, const std::vector<PixelBox
 
 cv::Mat warpImage(const cv::Mat& src, const cv::Matx33d& m, cv::Size out) {
   cv::Mat dst;
-  const cv::Scalar pad = cv::Scalar::all(114);
   if (isProjective(m)) {
-    cv::warpPerspective(src, dst, cv::Mat(m), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, pad);
+    cv::warpPerspective(src, dst, cv::Mat(m), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, kPad);
   } else {
     const cv::Matx23d a(m(0, 0), m(0, 1), m(0, 2), m(1, 0), m(1, 1), m(1, 2));
-    cv::warpAffine(src, dst, cv::Mat(a), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, pad);
+    cv::warpAffine(src, dst, cv::Mat(a), out, cv::INTER_LINEAR, cv::BORDER_CONSTANT, kPad);
   }
   return dst;
 }
@@ -141,7 +144,7 @@ bool cropResizeFor(const cv::Matx33d& m, cv::Size out, int max_side, CropResize*
 cv::Mat cropPadded(const cv::Mat& src, cv::Rect crop) {
   const cv::Rect inside = crop & cv::Rect(0, 0, src.cols, src.rows);
   if (inside == crop) return src(crop);
-  cv::Mat res(crop.size(), src.type(), cv::Scalar::all(114));
+  cv::Mat res(crop.size(), src.type(), kPad);
   if (!inside.empty()) src(inside).copyTo(res(inside - crop.tl()));
   return res;
 }

@@ -264,12 +264,14 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
       m.compute_s = step_s;
       m.instances = int(batch.targets.size(0));
       // The tensor allocator (the GUI's Memory chart, train.log's mem column); nothing to read on a CPU. Its
-      // pool, and the tensors' peak since the last report: between steps the tensors in use are only the
-      // weights and optimizer state (0.3 GiB on an H200 while the step peaks at gigabytes; third GPU run).
+      // pool and the tensors' peak, both the largest since the last report: between steps the tensors in use
+      // are only the weights and optimizer state (0.3 GiB on an H200 while the step peaks at gigabytes; third
+      // GPU run), and the pool can shrink within a step (cuDNN's autotuner empties the cache after timing a
+      // new shape: at the first step the pool then read 158 MiB under a 173 MiB peak; fourth GPU run).
       if (s.device.is_cuda()) {
         const int gpu = std::max<int>(0, s.device.index());
         if (const auto a = cuda::allocatorStats(gpu)) {
-          m.device_mem = a->reserved;
+          m.device_mem = a->peak_reserved;
           m.device_mem_peak = a->peak_allocated;
           cuda::resetPeakStats(gpu);
         }

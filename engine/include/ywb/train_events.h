@@ -38,8 +38,10 @@ struct StepMetrics {
   double images_per_s = 0;
   double data_wait_s = 0;  ///< time this step waited for the loader
   double compute_s = 0;    ///< time this step spent in forward/backward/optimizer
-  /// Bytes the tensor allocator holds from the device (its reserved pool: what Ultralytics' GPU_mem column
-  /// shows, torch.cuda.memory_reserved; 0 on a CPU). NVML's count adds the CUDA context and other processes.
+  /// Bytes the tensor allocator held from the device (its reserved pool: what Ultralytics' GPU_mem column
+  /// shows, torch.cuda.memory_reserved; 0 on a CPU), the most at any moment since the previous step's report
+  /// (cuDNN's autotuner can empty the pool within a step). NVML's count adds the CUDA context and other
+  /// processes.
   int64_t device_mem = 0;
   /// The most bytes tensors occupied at any moment since the previous step's report (the allocator's peak,
   /// reset at each report; 0 on a CPU): the step's real high-water mark, which the pool only bounds.

@@ -109,9 +109,43 @@ void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
   writeSafetensors(path, tensors, meta, /*checksums=*/true);
 }
 
+CheckpointContent snapshotCheckpoint(const CheckpointParts& parts) {
+  torch::NoGradGuard no_grad;
+  auto [live, meta] = checkpointContent(parts);
+  // Per device and dtype, every tensor flattened (in its logical order: channels-last ones are reordered)
+  // into one buffer: a copy on the device, then one copy to the host.
+  std::map<std::pair<std::string, c10::ScalarType>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < live.size(); ++i)
+    groups[{live[i].second.device().str(), live[i].second.scalar_type()}].push_back(i);
+  CheckpointContent out;
+  out.tensors.resize(live.size());
+  out.metadata = std::move(meta);
+  for (const auto& [key, members] : groups) {
+    std::vector<at::Tensor> flat;
+    flat.reserve(members.size());
+    for (size_t i : members) flat.push_back(live[i].second.reshape({-1}));
+    at::Tensor host = at::cat(flat).to(at::kCPU);  // a new buffer, also where the tensors were on the CPU
+    int64_t offset = 0;
+    for (size_t i : members) {
+      const at::Tensor& t = live[i].second;
+      out.tensors[i] = {live[i].first, host.narrow(0, offset, t.numel()).view(t.sizes())};
+      offset += t.numel();
+    }
+  }
+  return out;
+}
+
+void saveCheckpoint(const std::string& path, const CheckpointContent& content) {
+  writeSafetensors(path, content.tensors, content.metadata, /*checksums=*/true);
+}
+
 uint64_t checkpointFileSize(const CheckpointParts& parts) {
   const auto [tensors, meta] = checkpointContent(parts);
   return safetensorsFileSize(tensors, meta, /*checksums=*/true);
+}
+
+uint64_t checkpointFileSize(const CheckpointContent& content) {
+  return safetensorsFileSize(content.tensors, content.metadata, /*checksums=*/true);
 }
 
 void requireCheckpointFormat(const std::map<std::string, std::string>& metadata, const std::string& path) {

@@ -1,7 +1,8 @@
 // Training checkpoints as safetensors files: model, EMA and optimizer state as named tensors, gradients
 // still being accumulated, and everything else (epoch, schedule position, scaler, RNG, configuration,
 // metrics) as metadata. Written atomically: a kill at any moment leaves the previous file intact.
-// Thread rules: trainer thread only.
+// Thread rules: trainer thread only, except saveCheckpoint and checkpointFileSize of a CheckpointContent
+// (any thread: it is a copy).
 #pragma once
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
@@ -36,8 +37,23 @@ struct CheckpointParts {
 /// readers verify. Throws FileWriteError (core/atomic_file.h) when it cannot be written.
 void saveCheckpoint(const std::string& path, const CheckpointParts& parts);
 
-/// The size in bytes of the file saveCheckpoint(parts) writes.
+/// A checkpoint's tensors and metadata as they were at one moment, in host memory of their own: training can
+/// go on while another thread writes them.
+struct CheckpointContent {
+  NamedTensors tensors;  ///< contiguous CPU tensors, views into one buffer per dtype
+  std::map<std::string, std::string> metadata;
+};
+
+/// Copies what `parts` holds now into a CheckpointContent. Device tensors are gathered on the device into one
+/// buffer per dtype and copied to the host at once (one device sync, not one per tensor).
+CheckpointContent snapshotCheckpoint(const CheckpointParts& parts);
+
+/// saveCheckpoint of a snapshot; any thread.
+void saveCheckpoint(const std::string& path, const CheckpointContent& content);
+
+/// The size in bytes of the file saveCheckpoint writes.
 uint64_t checkpointFileSize(const CheckpointParts& parts);
+uint64_t checkpointFileSize(const CheckpointContent& content);
 
 /// Reads a checkpoint (validating the format marker, and the checksums when it has them); throws ywb::Error
 /// naming the file otherwise.

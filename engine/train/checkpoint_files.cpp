@@ -135,7 +135,7 @@ std::string CheckpointFiles::damagedMessage(const std::string& damaged, const st
 CheckpointFiles::CheckpointFiles(std::string run_dir, bool last_is_good)
     : run_dir_(std::move(run_dir)), last_is_good_(last_is_good) {}
 
-void CheckpointFiles::save(const CheckpointParts& parts, int epoch, bool is_best, int period_epoch) {
+void CheckpointFiles::save(const CheckpointContent& content, int epoch, bool is_best, int period_epoch) {
   const std::string last = lastPath(run_dir_);
   removeAtomicWriteLeftovers(weightsDir(run_dir_).string());
   try {
@@ -150,14 +150,14 @@ void CheckpointFiles::save(const CheckpointParts& parts, int epoch, bool is_best
     const std::string first = is_best            ? bestPath(run_dir_)
                               : period_epoch > 0 ? epochPath(run_dir_, period_epoch)
                                                  : last;
-    saveCheckpoint(first, parts);
+    saveCheckpoint(first, content);
     if (period_epoch > 0 && first != epochPath(run_dir_, period_epoch))
       linkAtomic(first, epochPath(run_dir_, period_epoch));
     if (first != last) linkAtomic(first, last);
     last_is_good_ = true;
   } catch (const FileWriteError& e) {
     const int code = e.code();
-    const uint64_t need = checkpointFileSize(parts);
+    const uint64_t need = checkpointFileSize(content);
     struct statvfs v {};
     const bool known = ::statvfs(weightsDir(run_dir_).c_str(), &v) == 0;
     const uint64_t free = known ? uint64_t(v.f_bavail) * uint64_t(v.f_frsize) : 0;

@@ -6,7 +6,8 @@
 // previous, best and epochN are hard links to a last (no copy, no extra space; a copy where the filesystem
 // has no hard links), each replaced atomically, so at no moment is one of them torn or missing. A failed
 // write (disk full, quota, I/O error) removes its temporary files and leaves the files above as they were.
-// Thread rules: trainer thread (rank 0) only; the static functions from any thread.
+// Thread rules: one thread at a time (rank 0's trainer, or the background save it waits for:
+// train/background_save.h); the static functions from any thread.
 #pragma once
 #include <string>
 
@@ -47,10 +48,10 @@ class CheckpointFiles {
   /// previous (false for a run resumed from another file, whose last may be the damaged one).
   CheckpointFiles(std::string run_dir, bool last_is_good);
 
-  /// Writes `parts` as the new last checkpoint (checksummed; the current last becomes previous first), then
+  /// Writes `content` as the new last checkpoint (checksummed; the current last becomes previous first), then
   /// links best (`is_best`) and the periodic copy (`period_epoch` > 0). Removes temporary files a killed
   /// process left in weights/. Throws CheckpointSaveError when something cannot be written.
-  void save(const CheckpointParts& parts, int epoch, bool is_best, int period_epoch);
+  void save(const CheckpointContent& content, int epoch, bool is_best, int period_epoch);
 
  private:
   std::string run_dir_;

@@ -65,7 +65,7 @@ void MuSGD::muonUpdate(const std::vector<GroupWork>& work) {
         st.muon_buffer(at::zeros_like(w.params[i], at::MemoryFormat::Preserve));
       st.muon_buffer().lerp_(w.grads[i], 1 - m);  // buf += (1 - m) (g - buf)
       const at::Tensor u = w.options->nesterov() ? w.grads[i].lerp(st.muon_buffer(), m) : st.muon_buffer();
-      matrices.push_back(u.reshape({u.size(0), -1}));
+      matrices.push_back(u);  // taken as [rows, numel / rows] (newton_schulz.h)
       owner.emplace_back(&w, i);
     }
   }
@@ -73,7 +73,7 @@ void MuSGD::muonUpdate(const std::vector<GroupWork>& work) {
   for (size_t j = 0; j < orth.size(); ++j) {
     const auto& [w, i] = owner[j];
     const at::Tensor& p = w->params[i];
-    p.add_(orth[j].view(p.sizes()), -w->options->lr() * w->options->muon());
+    p.add_(orth[j], -w->options->lr() * w->options->muon());
   }
 }
 

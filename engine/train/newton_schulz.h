@@ -10,8 +10,8 @@
 // scalar coefficient is first rounded to bfloat16. Those rules are reproduced by vectorised float kernels
 // (bfloat16 values held in floats), several times faster than ATen's scalar bfloat16 gemm and independent of
 // whether this CPU has native bfloat16. The matrices are shared among LibTorch's threads, one parallel region
-// per call. On CUDA same-shaped matrices are orthogonalised together as batched bfloat16 products (bmm; not
-// bit-exact to any CPU).
+// per call. On CUDA the matrices are orthogonalised together in a few zero-padded batches of bfloat16 products
+// (bmm; not bit-exact to any CPU).
 //
 // Thread rules: reentrant; the CPU kernels use LibTorch's intra-op thread pool.
 #pragma once
@@ -21,9 +21,16 @@
 
 namespace ywb {
 
-/// Orthogonalises every matrix ([rows, cols], float32, all on the CPU or all on one CUDA device). Returns
-/// float32 matrices of the same shapes whose values are bfloat16 numbers.
-std::vector<at::Tensor> newtonSchulz5(const std::vector<at::Tensor>& matrices);
+/// Orthogonalises every tensor ([rows, ...], float32, all on the CPU or all on one CUDA device), each taken as
+/// the matrix [rows, numel / rows] of its values in logical order (a conv weight [out, in, kh, kw] as
+/// [out, in * kh * kw], whatever its memory layout). Returns float32 tensors of the same shapes whose values
+/// are bfloat16 numbers.
+std::vector<at::Tensor> newtonSchulz5(const std::vector<at::Tensor>& tensors);
+
+/// What newtonSchulz5 runs on CUDA, on any device (tests run it on the CPU): each matrix wide, zero-padded to
+/// its bucket's shape (the smaller side rounded up to a power of two, the bucket's widest), one batch of
+/// bmm products per bucket. The results are views into each bucket's output.
+std::vector<at::Tensor> newtonSchulz5Batched(const std::vector<at::Tensor>& tensors);
 
 /// The same arithmetic written with ATen's own bfloat16 operators on one matrix ([rows, cols]), exactly as
 /// the reference does it. Slow; for tests, which compare it with newtonSchulz5 (call it with oneDNN's

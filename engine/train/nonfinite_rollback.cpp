@@ -28,6 +28,7 @@ bool allFinite(const std::vector<at::Tensor>& tensors) {
 }  // namespace
 
 int rollBackAfterNonFiniteBurst(TrainSession& s, int epoch) {
+  finishCheckpoints(s);  // the last checkpoint may still be being written (on a GPU)
   std::ostringstream what;
   what << NonFiniteGuard::kBurst
        << " consecutive optimizer steps had a NaN/Inf loss or NaN/Inf gradients (epoch " << epoch + 1 << ", "

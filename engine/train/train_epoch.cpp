@@ -19,6 +19,7 @@
 #include "sys/host_info.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
+#include "train/background_save.h"
 #include "train/checkpoint_state.h"
 #include "train/grad_clip.h"
 #include "train/lr_schedule.h"
@@ -339,8 +340,40 @@ void prefetchNextEpoch(TrainSession& s, int epoch) {
   s.train_loader->prefetchEpoch(epoch + 1, !s.mosaicClosedIn(epoch + 1), s.closeMosaicEpoch());
 }
 
+namespace {
+
+// A checkpoint that could not be written: the run stops (on_save_error=stop) or goes on without it.
+void onSaveError(TrainSession& s, const CheckpointSaveError& e) {
+  if (s.args.on_save_error != "continue") {
+    fail(e.what(), "\nThe run stops here (on_save_error=stop). ",
+         e.diskFull() ? "Free some space, then continue" : "Continue",
+         " it with: ywb train resume=", s.run_dir,
+         "\nor pass on_save_error=continue to keep training without saving when this happens.");
+  }
+  s.log(std::string("WARNING: ") + e.what() +
+        "\nTraining continues without this checkpoint (on_save_error=continue).");
+}
+
+void collectBackgroundSave(TrainSession& s) {
+  if (!s.background_save) return;
+  try {
+    s.background_save->wait();
+  } catch (const CheckpointSaveError& e) {
+    onSaveError(s, e);
+  }
+}
+
+}  // namespace
+
+void finishCheckpoints(TrainSession& s) {
+  if (!s.background_save) return;
+  const RunTiming::Scope timed(&s.timing, RunSegment::Checkpoint);
+  collectBackgroundSave(s);
+}
+
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json) {
   const RunTiming::Scope timed(&s.timing, RunSegment::Checkpoint);
+  collectBackgroundSave(s);  // the checkpoint before this one, if it is still being written
   s.phase(TrainPhase::Saving, "weights/last.safetensors" + std::string(is_best ? " and best" : ""));
   CheckpointParts parts;
   parts.model = s.model.ptr().get();
@@ -376,18 +409,20 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   st.optimizer_auto = s.optim_choice.auto_chosen ? 1 : 0;
   parts.metadata = st.toMetadata();
   if (!s.checkpoints) s.checkpoints = std::make_shared<CheckpointFiles>(s.run_dir, s.last_is_good);
-  const bool periodic = s.args.save_period > 0 && epochs_completed % s.args.save_period == 0;
+  const int period_epoch =
+      s.args.save_period > 0 && epochs_completed % s.args.save_period == 0 ? epochs_completed : 0;
+  auto content = std::make_shared<const CheckpointContent>(snapshotCheckpoint(parts));
+  if (s.hooks->backgroundSaves(s.device.is_cuda())) {
+    if (!s.background_save) s.background_save = std::make_shared<BackgroundSave>();
+    s.background_save->start([files = s.checkpoints, content, epochs_completed, is_best, period_epoch] {
+      files->save(*content, epochs_completed, is_best, period_epoch);
+    });
+    return;
+  }
   try {
-    s.checkpoints->save(parts, epochs_completed, is_best, periodic ? epochs_completed : 0);
+    s.checkpoints->save(*content, epochs_completed, is_best, period_epoch);
   } catch (const CheckpointSaveError& e) {
-    if (s.args.on_save_error != "continue") {
-      fail(e.what(), "\nThe run stops here (on_save_error=stop). ",
-           e.diskFull() ? "Free some space, then continue" : "Continue",
-           " it with: ywb train resume=", s.run_dir,
-           "\nor pass on_save_error=continue to keep training without saving when this happens.");
-    }
-    s.log(std::string("WARNING: ") + e.what() +
-          "\nTraining continues without this checkpoint (on_save_error=continue).");
+    onSaveError(s, e);
   }
 }
 

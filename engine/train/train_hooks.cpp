@@ -17,6 +17,11 @@ void TrainHooks::beforeStep(int64_t images) {
   }
 }
 
+bool TrainHooks::backgroundSaves(bool cuda) {
+  const char* force = std::getenv("YWB_BACKGROUND_SAVES");
+  return force && *force ? std::string(force) != "0" : cuda;
+}
+
 bool TrainHooks::poisonBatch() {
   // Test hook for NaN/Inf recovery: YWB_FAKE_NAN_BATCHES=6-15,30 poisons the session's training batches
   // number 6 to 15 and 30, counted from 0 over the whole session (across epochs and rollbacks).

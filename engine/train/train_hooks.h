@@ -23,6 +23,9 @@ class TrainHooks {
   /// Before the forward pass of each training batch: true fills the batch's input with NaN, so the forward
   /// pass (BatchNorm statistics included), the loss and the gradients all turn NaN, as a corrupt input does.
   virtual bool poisonBatch();
+  /// Whether checkpoints are written in the background (train/background_save.h): on a GPU (`cuda`), unless
+  /// YWB_BACKGROUND_SAVES=0|1 says otherwise (a test hook: the CPU runs the GPU's way of saving).
+  virtual bool backgroundSaves(bool cuda);
 
  private:
   int64_t batches_seen_ = 0;  ///< training batches of this session so far (rollbacks do not reset it)

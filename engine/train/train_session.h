@@ -29,6 +29,7 @@
 
 namespace ywb {
 
+class BackgroundSave;
 class CheckpointFiles;
 class DistContext;
 class GradReducer;
@@ -106,6 +107,9 @@ struct TrainSession {
   // previous).
   std::shared_ptr<CheckpointFiles> checkpoints;
   bool last_is_good = true;
+  // The checkpoint being written while training goes on (train/background_save.h), made at the first
+  // background save; declared after `checkpoints`, so it is destroyed (waited for) first.
+  std::shared_ptr<BackgroundSave> background_save;
   double scaler_restore_scale = 65536.0;
   int64_t scaler_restore_growth = 0;
   // Distributed run (engine/dist): null in a single-process run. The reducer is declared after the
@@ -157,7 +161,12 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch);
 /// Whether an exception's text says the device (or host) ran out of memory.
 bool isOutOfMemory(const std::string& why);
 
-/// Saves weights/last.safetensors (and best, and periodic copies) with the full training state.
+/// Saves weights/last.safetensors (and best, and periodic copies) with the full training state: on a GPU (or
+/// where the test hook asks, TrainHooks::backgroundSaves) a snapshot written in the background, whose error
+/// the next call or finishCheckpoints handles.
 void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const std::string& metrics_json);
+/// Waits for the checkpoint being written in the background, if any, and handles its error as
+/// saveCheckpoints does (on_save_error): before anything reads the checkpoint files or the run ends.
+void finishCheckpoints(TrainSession& s);
 
 }  // namespace ywb

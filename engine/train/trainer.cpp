@@ -335,6 +335,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
         break;
       }
     }
+    finishCheckpoints(s);  // the last one written in the background (on a GPU) is on disk from here on
     if (s.dist) distFinish(s);
     if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;
     sum.last = CheckpointFiles::lastPath(s.run_dir);

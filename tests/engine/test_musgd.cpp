@@ -205,6 +205,45 @@ class TestMuSGD : public QObject {
     }
     at::globalContext().setUserEnabledMkldnn(mkldnn);
   }
+
+  void paddedBatchesMatchEachMatrixAlone() {
+    // The CUDA path (zero-padded buckets of bmm products), run here on the CPU, for tensors of every kind:
+    // wide, tall (a 1x1 conv with more outputs than inputs), square, 4-d channels-last, one row. Each result
+    // is measured against the same iteration in float64 (exact enough to be the truth here): it must be as
+    // close to it as the reference's own bfloat16 arithmetic on that matrix alone is (within 1.5x, plus a
+    // bfloat16 unit at 0.5). A matrix mixed up with its bucket's padding or neighbours, a transposition gone
+    // wrong or a layout read in memory order instead of logical order misses by far more.
+    torch::manual_seed(5);
+    std::vector<at::Tensor> t{at::randn({16, 27}),
+                              at::randn({40, 7}),
+                              at::randn({33, 33}),
+                              at::randn({32, 16, 3, 3}).contiguous(at::MemoryFormat::ChannelsLast),
+                              at::randn({64, 16, 1, 1}).contiguous(at::MemoryFormat::ChannelsLast),
+                              at::randn({1, 9}),
+                              at::randn({24, 8, 3, 3})};
+    const auto batched = ywb::newtonSchulz5Batched(t);
+    QCOMPARE(batched.size(), t.size());
+    for (size_t i = 0; i < t.size(); ++i) {
+      QCOMPARE(batched[i].sizes(), t[i].sizes());
+      const at::Tensor m = t[i].reshape({t[i].size(0), -1});
+      const bool tall = m.size(0) > m.size(1);
+      at::Tensor x = m.to(at::kDouble);
+      x = x / (x.norm() + 1e-7);
+      if (tall) x = x.t();
+      for (int step = 0; step < 5; ++step) {  // newton_schulz.h's quintic
+        const at::Tensor A = x.mm(x.t());
+        x = x * 3.4445 + (A * -4.7750 + (A * 2.0315).mm(A)).mm(x);
+      }
+      if (tall) x = x.t();
+      const at::Tensor truth = x.to(at::kFloat);
+      const double ours = (batched[i].reshape(m.sizes()) - truth).abs().max().item<double>();
+      const double ref = (ywb::newtonSchulz5Reference(m) - truth).abs().max().item<double>();
+      qInfo("%zu (%s): max error batched %.4g, reference %.4g", i, qPrintable(QString::number(m.size(0)) + "x" +
+                                                                            QString::number(m.size(1))),
+            ours, ref);
+      QVERIFY2(ours <= 1.5 * ref + 0.004, qPrintable(QString::number(i)));
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestMuSGD)

@@ -28,6 +28,7 @@ ywb_add_test(test_bench_train SOURCES test_bench_train.cpp LABELS smoke TIMEOUT 
 ywb_add_test(test_trainer_yolo11 SOURCES test_trainer_yolo11.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 900)
 ywb_add_test(test_quickstart_cli SOURCES test_quickstart_cli.cpp LABELS smoke TIMEOUT 600)
 ywb_add_test(test_resume SOURCES test_resume.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+ywb_add_test(test_background_save SOURCES test_background_save.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 ywb_add_test(test_checkpoint_disk_full SOURCES test_checkpoint_disk_full.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
 # Kill storm (issue 17): `ywb train` SIGKILLed at chosen moments and resumed until done, then compared bit for
 # bit with an uninterrupted run. YWB_KILL_STORM_KILLS (default 10) and YWB_KILL_STORM_SEED; 100 kills:

@@ -28,7 +28,7 @@ def train_figures(stdout, cmd, nvsmi):
     start and run start to the end of the first step: the finished event's first_step_s / first_step_run_s),
     steady images/s (per epoch from its first to its last logged step: training alone, the data wait
     included, validation not; the median over the epochs after the first, which holds cuDNN's autotuning and
-    the warmup), and peak memory: the tensor allocator's at the logged steps, and the whole device's as
+    the warmup; and the same over whole epochs, validation and checkpoint included), and peak memory: the tensor allocator's at the logged steps, and the whole device's as
     nvidia-smi sampled it every 0.5 s during the run (context, cache and other processes included)."""
     events = []
     for line in stdout.splitlines():
@@ -57,6 +57,16 @@ def train_figures(stdout, cmd, nvsmi):
                                  "images_per_s", "amp", "best_fitness", "reason")}
     r["steady_images_per_s"] = round(statistics.median(later), 1) if later else None
     r["steady_epochs"] = [e for e in sorted(rates) if e > 1] or sorted(rates)
+    # Whole epochs (issue 33's "steady state including validation"): each epoch's wall time from the end of
+    # the one before (the epoch events' `time`, seconds since the run started; validation, the checkpoint
+    # and the gap between epochs included), and its images (the step events' batches per epoch x batch; the
+    # last batch may be smaller: an upper bound by less than one batch).
+    ends = [(e["epoch"], e["time"]) for e in events if e["event"] == "epoch" and "time" in e]
+    per_epoch = [t1 - t0 for (_, t0), (_, t1) in zip(ends, ends[1:])]
+    r["epoch_seconds"] = [round(t, 2) for t in per_epoch]
+    nb = next((e.get("batches") for e in events if e["event"] == "step" and e.get("batches")), None)
+    r["steady_with_val_images_per_s"] = (round(nb * batch / statistics.median(per_epoch), 1)
+                                         if nb and batch and per_epoch else None)
     # The tensor allocator: its pool (device_mem, reserved) and the tensors' peak of each step (device_mem_peak;
     # events of builds before round 3 session 5 carry the bytes in use between steps as device_mem instead).
     def peak_mib(key):
@@ -115,7 +125,9 @@ def row(r):
     if r["kind"] == "ywb train":
         return (f"| {r['command'].replace('ywb ', '')} | {x.get('epochs_completed')} epochs in {fmt(x.get('seconds'), '.1f')} s; "
                 f"first step at {fmt(x.get('first_step_s'), '.1f')} s (process) / {fmt(x.get('first_step_run_s'), '.1f')} s (run); "
-                f"steady {fmt(x.get('steady_images_per_s'))} img/s (epochs {x.get('steady_epochs')}), run average "
+                f"steady {fmt(x.get('steady_images_per_s'))} img/s (epochs {x.get('steady_epochs')}), "
+                f"{fmt(x.get('steady_with_val_images_per_s'))} img/s with validation and checkpoints (median epoch "
+                f"after the first; epochs 2+ took {x.get('epoch_seconds')} s), run average "
                 f"{fmt(x.get('images_per_s'), '.1f')} img/s; peak memory {fmt(x.get('peak_nvml_mib'))} MiB (nvidia-smi, whole device), "
                 f"{fmt(x.get('peak_pool_mib'))} MiB (tensor pool), {fmt(x.get('peak_tensors_mib'))} MiB (tensors' step peak); AMP {x.get('amp')}; mAP50-95 {fmt(x.get('best_fitness'), '.4f')}; "
                 f"split (s): {', '.join(f'{k} {v}' for k, v in (x.get('time_split') or {}).items()) or '-'} |")

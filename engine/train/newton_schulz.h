@@ -10,8 +10,8 @@
 // scalar coefficient is first rounded to bfloat16. Those rules are reproduced by vectorised float kernels
 // (bfloat16 values held in floats), several times faster than ATen's scalar bfloat16 gemm and independent of
 // whether this CPU has native bfloat16. The matrices are shared among LibTorch's threads, one parallel region
-// per call. On CUDA the matrices are orthogonalised together in a few zero-padded batches of bfloat16 products
-// (bmm; not bit-exact to any CPU).
+// per call. On CUDA the matrices are orthogonalised together in a few zero-padded batches of bfloat16
+// products (bmm; not bit-exact to any CPU).
 //
 // Thread rules: reentrant; the CPU kernels use LibTorch's intra-op thread pool.
 #pragma once
@@ -21,8 +21,8 @@
 
 namespace ywb {
 
-/// Orthogonalises every tensor ([rows, ...], float32, all on the CPU or all on one CUDA device), each taken as
-/// the matrix [rows, numel / rows] of its values in logical order (a conv weight [out, in, kh, kw] as
+/// Orthogonalises every tensor ([rows, ...], float32, all on the CPU or all on one CUDA device), each taken
+/// as the matrix [rows, numel / rows] of its values in logical order (a conv weight [out, in, kh, kw] as
 /// [out, in * kh * kw], whatever its memory layout). Returns float32 tensors of the same shapes whose values
 /// are bfloat16 numbers.
 std::vector<at::Tensor> newtonSchulz5(const std::vector<at::Tensor>& tensors);

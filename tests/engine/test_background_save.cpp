@@ -57,7 +57,10 @@ class TestBackgroundSave : public QObject {
     torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
     for (int i = 0; i < 2; ++i) {  // momentum buffers, BatchNorm's counter, gradients left in place
       opt.zero_grad();
-      model->forward(torch::randn({2, 3, 10, 10}).contiguous(at::MemoryFormat::ChannelsLast)).square().mean().backward();
+      model->forward(torch::randn({2, 3, 10, 10}).contiguous(at::MemoryFormat::ChannelsLast))
+          .square()
+          .mean()
+          .backward();
       opt.step();
     }
     model->forward(torch::randn({2, 3, 10, 10})).sum().backward();  // gradients being accumulated
@@ -128,7 +131,8 @@ class TestBackgroundSave : public QObject {
     ywb::TrainSummary runs[2];
     for (int background = 0; background < 2; ++background) {
       const BackgroundSaves env(background ? "1" : "0");
-      ywb::TrainArgs a = ywb::test::tinyRunArgs(data, dir_.path().toStdString() + "/p" + std::to_string(background));
+      ywb::TrainArgs a =
+          ywb::test::tinyRunArgs(data, dir_.path().toStdString() + "/p" + std::to_string(background));
       a.epochs = 3;
       a.optimizer = "SGD";
       runs[background] = ywb::Trainer(a).run();
@@ -136,9 +140,11 @@ class TestBackgroundSave : public QObject {
     }
     for (const char* which : {"last", "previous"}) {
       const std::string name = std::string("/weights/") + which + ".safetensors";
-      const auto s = ywb::readCheckpoint(runs[0].run_dir + name), b = ywb::readCheckpoint(runs[1].run_dir + name);
+      const auto s = ywb::readCheckpoint(runs[0].run_dir + name),
+                 b = ywb::readCheckpoint(runs[1].run_dir + name);
       QVERIFY(b.checksummed);
-      QCOMPARE(ywb::CheckpointFiles::verify(runs[1].run_dir + name).epoch, std::string(which) == "last" ? 3 : 2);
+      QCOMPARE(ywb::CheckpointFiles::verify(runs[1].run_dir + name).epoch,
+               std::string(which) == "last" ? 3 : 2);
       for (const char* prefix : {"model.", "ema.", "optim."}) {
         QVERIFY2(ywb::test::samePrefix(s, b, prefix), (std::string(which) + " " + prefix).c_str());
         QVERIFY2(ywb::test::samePrefix(b, s, prefix), (std::string(which) + " " + prefix).c_str());

@@ -86,10 +86,10 @@ class TestCudaTrain : public QObject {
     QCOMPARE(s.nonfinite_steps, int64_t(0));
     // The Memory chart's allocator figures, every step: a peak of tensors since the last report (the weights,
     // EMA and optimizer state at least) and the pool's peak over the same steps, which held it (the pool can
-    // never be smaller than the tensors it served at that moment). The chart once read the bytes in use between
-    // steps (0.3 GiB on the H200 while NVML saw 5.2 GiB; third GPU run); then the pool as it stood after the
-    // step, which cuDNN's autotuner had shrunk (the eager row failed at step 0: pool 158 MiB, peak 173 MiB;
-    // fourth GPU run).
+    // never be smaller than the tensors it served at that moment). The chart once read the bytes in use
+    // between steps (0.3 GiB on the H200 while NVML saw 5.2 GiB; third GPU run); then the pool as it stood
+    // after the step, which cuDNN's autotuner had shrunk (the eager row failed at step 0: pool 158 MiB, peak
+    // 173 MiB; fourth GPU run).
     QVERIFY(!logs.steps.empty());
     for (const auto& m : logs.steps) {
       QVERIFY2(m.device_mem_peak > 0 && m.device_mem >= m.device_mem_peak,

@@ -238,9 +238,8 @@ class TestMuSGD : public QObject {
       const at::Tensor truth = x.to(at::kFloat);
       const double ours = (batched[i].reshape(m.sizes()) - truth).abs().max().item<double>();
       const double ref = (ywb::newtonSchulz5Reference(m) - truth).abs().max().item<double>();
-      qInfo("%zu (%s): max error batched %.4g, reference %.4g", i, qPrintable(QString::number(m.size(0)) + "x" +
-                                                                            QString::number(m.size(1))),
-            ours, ref);
+      qInfo("%zu (%s): max error batched %.4g, reference %.4g", i,
+            qPrintable(QString::number(m.size(0)) + "x" + QString::number(m.size(1))), ours, ref);
       QVERIFY2(ours <= 1.5 * ref + 0.004, qPrintable(QString::number(i)));
     }
   }

@@ -3,7 +3,8 @@
 # CUDA LibTorch inside the machine's PyTorch, runs the tests labelled `cuda` (the GUI's among them: a run
 # started from the Training tab, screenshots, the System dock's GPU series checked against NVML), `ywb
 # doctor`, the end-to-end `ywb train` (yolov8n 640, batch 64, AMP, close_mosaic=0, validation every epoch, on
-# the synthetic set: one cold epoch, then 10 epochs with the label cache present, each with its time split),
+# the synthetic set: one cold epoch, then 10 epochs with the label cache present, then the same 10 with the
+# checkpoints written synchronously, each with its time split),
 # `bench loader` at the same settings, and the benchmark matrix (bench epoch first: cuDNN heuristics against
 # its autotuner, graph_step, yolo26n with MuSGD; then bench model|train|epoch x yolov8n, yolo11n x imgsz 640 x
 # AMP on/off x CUDA graphs on/off x batch 16/64/AutoBatch), and writes one report (gpu-check.md +
@@ -271,6 +272,11 @@ if [ "$train_epochs" -gt 0 ]; then  # the table's setup: 640, batch 64, AMP, clo
       device="$device" amp=true close_mosaic=0 val=true workers="$workers" project="$logs/train-runs" name="e2e-$e" \
       exist_ok=true
   done
+  # The same run with its checkpoints written synchronously, as before they went to the background (the
+  # fourth GPU run: 8.1 s of its 27.8 s were checkpoints): the before/after pair from one machine and call.
+  run_env="YWB_BACKGROUND_SAVES=0" run "ywb train" train data="$data/data.yaml" model=yolov8n.yaml imgsz="$imgsz" \
+    batch="$big" epochs="$train_epochs" device="$device" amp=true close_mosaic=0 val=true workers="$workers" \
+    project="$logs/train-runs" name="e2e-sync-saves" exist_ok=true
 fi
 # The loader alone at the run's settings (its rate against the GPU step's: the end-to-end steady rate stayed
 # below both in the third GPU run), with and without the RAM cache.
@@ -278,11 +284,6 @@ for c in false ram; do
   run "bench loader" bench loader data="$data/data.yaml" imgsz="$imgsz" batch="$big" workers="$workers" \
     epochs="$([ "$quick" = 1 ] && echo 1 || echo 2)" cache="$c"
 done
-# The same without OpenCV's own threads inside each loader worker (Ultralytics switches them off; on 2 cores
-# with 2 workers the two ways are within noise, docs/PERFORMANCE.md "Loader"): is the inner parallelism a cost
-# with 16 workers?
-run_env="OPENCV_FOR_THREADS_NUM=1" run "bench loader" bench loader data="$data/data.yaml" imgsz="$imgsz" \
-  batch="$big" workers="$workers" epochs="$([ "$quick" = 1 ] && echo 1 || echo 2)" cache=false
 model_run() {  # model batch amp graphs [more bench model arguments]
   run "bench model" bench model model="$1" imgsz="$imgsz" batch="$2" device="$device" amp="$3" cuda_graphs="$4" \
     channels_last=true warmup="$warm" iters="$iters" "${@:5}"

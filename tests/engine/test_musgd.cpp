@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "loss_fixtures.h"
 #include "support/musgd_fixture.h"
+#include "support/newton_schulz_truth.h"
 #include "train/checkpoint.h"
 #include "train/newton_schulz.h"
 #include "train/optimizer_factory.h"
@@ -226,20 +227,10 @@ class TestMuSGD : public QObject {
     for (size_t i = 0; i < t.size(); ++i) {
       QCOMPARE(batched[i].sizes(), t[i].sizes());
       const at::Tensor m = t[i].reshape({t[i].size(0), -1});
-      const bool tall = m.size(0) > m.size(1);
-      at::Tensor x = m.to(at::kDouble);
-      x = x / (x.norm() + 1e-7);
-      if (tall) x = x.t();
-      for (int step = 0; step < 5; ++step) {  // newton_schulz.h's quintic
-        const at::Tensor A = x.mm(x.t());
-        x = x * 3.4445 + (A * -4.7750 + (A * 2.0315).mm(A)).mm(x);
-      }
-      if (tall) x = x.t();
-      const at::Tensor truth = x.to(at::kFloat);
-      const double ours = (batched[i].reshape(m.sizes()) - truth).abs().max().item<double>();
-      const double ref = (ywb::newtonSchulz5Reference(m) - truth).abs().max().item<double>();
-      qInfo("%zu (%s): max error batched %.4g, reference %.4g", i,
-            qPrintable(QString::number(m.size(0)) + "x" + QString::number(m.size(1))), ours, ref);
+      const double ours = ywb::test::newtonSchulzError(batched[i], t[i]);
+      const double ref = ywb::test::newtonSchulzError(ywb::newtonSchulz5Reference(m), t[i]);
+      qInfo("%zu (%lldx%lld): max error batched %.4g, reference %.4g", i, (long long)m.size(0),
+            (long long)m.size(1), ours, ref);
       QVERIFY2(ours <= 1.5 * ref + 0.004, qPrintable(QString::number(i)));
     }
   }

@@ -109,6 +109,11 @@ void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
   writeSafetensors(path, tensors, meta, /*checksums=*/true);
 }
 
+CheckpointContent liveCheckpoint(const CheckpointParts& parts) {
+  auto [tensors, meta] = checkpointContent(parts);
+  return {std::move(tensors), std::move(meta)};
+}
+
 CheckpointContent snapshotCheckpoint(const CheckpointParts& parts) {
   torch::NoGradGuard no_grad;
   auto [live, meta] = checkpointContent(parts);

@@ -40,9 +40,12 @@ void saveCheckpoint(const std::string& path, const CheckpointParts& parts);
 /// A checkpoint's tensors and metadata as they were at one moment, in host memory of their own: training can
 /// go on while another thread writes them.
 struct CheckpointContent {
-  NamedTensors tensors;  ///< contiguous CPU tensors, views into one buffer per dtype
+  NamedTensors tensors;  ///< snapshotCheckpoint: contiguous CPU tensors, views into one buffer per dtype
   std::map<std::string, std::string> metadata;
 };
+
+/// What `parts` holds, without a copy: the live tensors (for writing at once on the trainer thread).
+CheckpointContent liveCheckpoint(const CheckpointParts& parts);
 
 /// Copies what `parts` holds now into a CheckpointContent. Device tensors are gathered on the device into one
 /// buffer per dtype and copied to the host at once (one device sync, not one per tensor).

@@ -87,8 +87,9 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
   if (!s.checkpoints) s.checkpoints = std::make_shared<CheckpointFiles>(s.run_dir, s.last_is_good);
   const int period_epoch =
       s.args.save_period > 0 && epochs_completed % s.args.save_period == 0 ? epochs_completed : 0;
-  auto content = std::make_shared<const CheckpointContent>(snapshotCheckpoint(parts));
   if (s.hooks->backgroundSaves(s.device.is_cuda())) {
+    // A copy, since training goes on while it is written.
+    auto content = std::make_shared<const CheckpointContent>(snapshotCheckpoint(parts));
     if (!s.background_save) s.background_save = std::make_shared<BackgroundSave>();
     s.background_save->start([files = s.checkpoints, content, epochs_completed, is_best, period_epoch] {
       files->save(*content, epochs_completed, is_best, period_epoch);
@@ -96,7 +97,9 @@ void saveCheckpoints(TrainSession& s, int epochs_completed, bool is_best, const 
     return;
   }
   try {
-    s.checkpoints->save(*content, epochs_completed, is_best, period_epoch);
+    // Written now, from the live tensors: no 60 MB copy (its allocation in the heap competes with the GUI
+    // thread's; test_training_tab's GUI-thread stall probe).
+    s.checkpoints->save(liveCheckpoint(parts), epochs_completed, is_best, period_epoch);
   } catch (const CheckpointSaveError& e) {
     onSaveError(s, e);
   }

@@ -86,37 +86,31 @@ void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer&
   }
 }
 
-// The tensors and metadata a checkpoint of `parts` holds, in file order.
-std::pair<NamedTensors, std::map<std::string, std::string>> checkpointContent(const CheckpointParts& parts) {
-  NamedTensors tensors;
-  if (parts.model) addPrefixed(tensors, "model.", *parts.model);
-  if (parts.ema) addPrefixed(tensors, "ema.", *parts.ema);
-  if (parts.optimizer) addOptimizerState(tensors, *parts.optimizer);
-  if (parts.include_grads && parts.model) {
-    for (const auto& p : parts.model->named_parameters()) {
-      if (p.value().grad().defined()) tensors.emplace_back("grad." + p.key(), p.value().grad());
-    }
-  }
-  auto meta = parts.metadata;
-  meta[kCheckpointFormatKey] = kCheckpointFormat;
-  return {std::move(tensors), std::move(meta)};
-}
-
 }  // namespace
 
-void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
-  const auto [tensors, meta] = checkpointContent(parts);
-  writeSafetensors(path, tensors, meta, /*checksums=*/true);
+CheckpointContent liveCheckpoint(const CheckpointParts& parts) {
+  CheckpointContent c;  // in file order
+  if (parts.model) addPrefixed(c.tensors, "model.", *parts.model);
+  if (parts.ema) addPrefixed(c.tensors, "ema.", *parts.ema);
+  if (parts.optimizer) addOptimizerState(c.tensors, *parts.optimizer);
+  if (parts.include_grads && parts.model) {
+    for (const auto& p : parts.model->named_parameters()) {
+      if (p.value().grad().defined()) c.tensors.emplace_back("grad." + p.key(), p.value().grad());
+    }
+  }
+  c.metadata = parts.metadata;
+  c.metadata[kCheckpointFormatKey] = kCheckpointFormat;
+  return c;
 }
 
-CheckpointContent liveCheckpoint(const CheckpointParts& parts) {
-  auto [tensors, meta] = checkpointContent(parts);
-  return {std::move(tensors), std::move(meta)};
+void saveCheckpoint(const std::string& path, const CheckpointParts& parts) {
+  saveCheckpoint(path, liveCheckpoint(parts));
 }
 
 CheckpointContent snapshotCheckpoint(const CheckpointParts& parts) {
   torch::NoGradGuard no_grad;
-  auto [live, meta] = checkpointContent(parts);
+  CheckpointContent live_content = liveCheckpoint(parts);
+  const NamedTensors& live = live_content.tensors;
   // Per device and dtype, every tensor flattened (in its logical order: channels-last ones are reordered)
   // into one buffer: a copy on the device, then one copy to the host.
   std::map<std::pair<std::string, c10::ScalarType>, std::vector<size_t>> groups;
@@ -124,7 +118,7 @@ CheckpointContent snapshotCheckpoint(const CheckpointParts& parts) {
     groups[{live[i].second.device().str(), live[i].second.scalar_type()}].push_back(i);
   CheckpointContent out;
   out.tensors.resize(live.size());
-  out.metadata = std::move(meta);
+  out.metadata = std::move(live_content.metadata);
   for (const auto& [key, members] : groups) {
     std::vector<at::Tensor> flat;
     flat.reserve(members.size());
@@ -142,11 +136,6 @@ CheckpointContent snapshotCheckpoint(const CheckpointParts& parts) {
 
 void saveCheckpoint(const std::string& path, const CheckpointContent& content) {
   writeSafetensors(path, content.tensors, content.metadata, /*checksums=*/true);
-}
-
-uint64_t checkpointFileSize(const CheckpointParts& parts) {
-  const auto [tensors, meta] = checkpointContent(parts);
-  return safetensorsFileSize(tensors, meta, /*checksums=*/true);
 }
 
 uint64_t checkpointFileSize(const CheckpointContent& content) {

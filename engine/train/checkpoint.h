@@ -54,8 +54,7 @@ CheckpointContent snapshotCheckpoint(const CheckpointParts& parts);
 /// saveCheckpoint of a snapshot; any thread.
 void saveCheckpoint(const std::string& path, const CheckpointContent& content);
 
-/// The size in bytes of the file saveCheckpoint writes.
-uint64_t checkpointFileSize(const CheckpointParts& parts);
+/// The size in bytes of the file saveCheckpoint(path, content) writes.
 uint64_t checkpointFileSize(const CheckpointContent& content);
 
 /// Reads a checkpoint (validating the format marker, and the checksums when it has them); throws ywb::Error

@@ -69,10 +69,10 @@ class FeatureMapsTab : public QWidget {
  private:
   struct Result;
   void showResult(const Result& r);
-  /// Draws a layer's channels (mosaic, statistics, status line).
-  void showLayerMaps(const ywb::FeatureMap& m);
-  /// Draws the head's per-level score maps of branch `branch` (int(ywb::HeadBranch)).
-  void showHeadMaps(const std::vector<ywb::FeatureMap>& levels, int branch);
+  /// Shows a layer's channels: statistics and status line (the picture was drawn on the worker).
+  void showLayerMaps(const Result& r);
+  /// Shows the head's per-level score maps of the result's branch (int(ywb::HeadBranch)).
+  void showHeadMaps(const Result& r);
   void fillLayers();
   void followTick();
   void loadLayersAsync();

@@ -52,6 +52,10 @@ struct FeatureMapsTab::Result {
   std::vector<ywb::ModelLayerRow> table;
   int trained_imgsz = 0;  // of weights loaded for this result (0: none loaded); the maps' default size
   int imgsz = 0;          // the size the maps were computed at
+  // Drawn on the worker, so that the GUI thread only shows them: the picture (channelMosaic or
+  // headScoreMosaic) and the statistics of every channel of `map` or of every level of `head`.
+  QImage picture;
+  std::vector<ChannelStats> stats;
 };
 
 void FeatureMapsTab::loadLayersAsync() {
@@ -149,6 +153,13 @@ void FeatureMapsTab::compute() {
             auto maps = ywb::extractFeatureMaps(*r.model, in, {std::min(layer, r.layers - 1)}, imgsz);
             if (!maps.empty()) r.map = std::move(maps.front());
           }
+          if (!r.head.empty()) {
+            for (const auto& level : r.head) r.stats.push_back(channelStats(level, 0));
+            r.picture = headScoreMosaic(r.head);
+          } else if (r.map.channels > 0) {
+            for (int c = 0; c < r.map.channels; ++c) r.stats.push_back(channelStats(r.map, c));
+            r.picture = channelMosaic(r.map, kMaxChannels, r.stats);
+          }
         } catch (const std::exception& e) {
           r.error = QString::fromUtf8(e.what());
         }
@@ -189,10 +200,11 @@ void FeatureMapsTab::showResult(const Result& r) {
     wanted_head_ = r.head_branch;
     fillLayers();
   }
+  mosaic_ = r.picture;
   if (r.head.empty()) {
-    showLayerMaps(r.map);
+    showLayerMaps(r);
   } else {
-    showHeadMaps(r.head, r.head_branch);
+    showHeadMaps(r);
   }
   view_->setPixmap(
       QPixmap::fromImage(mosaic_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::FastTransformation));
@@ -204,12 +216,12 @@ void FeatureMapsTab::showResult(const Result& r) {
   Q_EMIT shown(true);
 }
 
-void FeatureMapsTab::showLayerMaps(const ywb::FeatureMap& m) {
-  mosaic_ = channelMosaic(m, kMaxChannels);
+void FeatureMapsTab::showLayerMaps(const Result& r) {
+  const ywb::FeatureMap& m = r.map;
   stats_->setHorizontalHeaderItem(0, new QTableWidgetItem(tr("Channel")));
-  stats_->setRowCount(m.channels);
-  for (int c = 0; c < m.channels; ++c) {
-    const ChannelStats s = channelStats(m, c);
+  stats_->setRowCount(int(r.stats.size()));
+  for (int c = 0; c < int(r.stats.size()); ++c) {
+    const ChannelStats& s = r.stats[size_t(c)];
     const QStringList cells = {QString::number(c), QString::number(s.mean, 'g', 4),
                                QString::number(s.sd, 'g', 4), QString::number(s.lo, 'g', 4),
                                QString::number(s.hi, 'g', 4)};
@@ -225,14 +237,15 @@ void FeatureMapsTab::showLayerMaps(const ywb::FeatureMap& m) {
           .arg(m.channels > kMaxChannels ? tr(", first %1 shown").arg(kMaxChannels) : QString()));
 }
 
-void FeatureMapsTab::showHeadMaps(const std::vector<ywb::FeatureMap>& levels, int branch) {
-  mosaic_ = headScoreMosaic(levels);
+void FeatureMapsTab::showHeadMaps(const Result& r) {
+  const std::vector<ywb::FeatureMap>& levels = r.head;
+  const int branch = r.head_branch;
   stats_->setHorizontalHeaderItem(0, new QTableWidgetItem(tr("Level")));
   stats_->setRowCount(int(levels.size()));
   QStringList sizes;
   for (size_t i = 0; i < levels.size(); ++i) {
     const ywb::FeatureMap& m = levels[i];
-    const ChannelStats s = channelStats(m, 0);
+    const ChannelStats& s = r.stats[i];
     const QString level = pyramidLevelName(m.stride);
     sizes << QString("%1 %2x%3").arg(level).arg(m.width).arg(m.height);
     const QStringList cells = {level, QString::number(s.mean, 'g', 4), QString::number(s.sd, 'g', 4),

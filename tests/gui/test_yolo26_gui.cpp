@@ -25,6 +25,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "feature_map_images.h"
 #include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "main_window.h"
@@ -215,7 +216,28 @@ class TestYolo26Gui : public QObject {
     QCOMPARE(fm.layers()->itemText(24),
              QString("23  Detect  one-to-many: best class score  1x16x16, 1x8x8, 1x4x4"));
     const QStringList o2o = tableMaxima(fm.stats());
-    QCOMPARE(o2o, engineMaxima(engineHeadMaps(y26, image, ywb::HeadBranch::OneToOne)));
+    const std::vector<ywb::FeatureMap> o2o_maps = engineHeadMaps(y26, image, ywb::HeadBranch::OneToOne);
+    QCOMPARE(o2o, engineMaxima(o2o_maps));
+    // The picture (drawn on the tab's worker) shows those maps: the centre of every P3 cell has
+    // heatColour(score / highest score of any level), within the 1,024-step ramp's one grey level. Layout
+    // from feature_map_images.h: tiles 12 px apart under a 22 px caption, P3's 16 cells enlarged 10x to 160.
+    {
+      float top = 0;
+      for (const auto& m : o2o_maps)
+        for (float v : m.data) top = std::max(top, v);
+      const ywb::FeatureMap& p3 = o2o_maps.front();
+      QCOMPARE(p3.width, 16);
+      const QImage pic = fm.mosaic();
+      int worst = 0;
+      for (int y = 0; y < p3.height; ++y)
+        for (int x = 0; x < p3.width; ++x) {
+          const QRgb got = pic.pixel(12 + x * 10 + 5, 22 + y * 10 + 5);
+          const QRgb want = ywb::gui::heatColour(p3.data[size_t(y * p3.width + x)] / top);
+          worst = std::max({worst, std::abs(qRed(got) - qRed(want)), std::abs(qGreen(got) - qGreen(want)),
+                            std::abs(qBlue(got) - qBlue(want))});
+        }
+      QVERIFY2(worst <= 1, qPrintable(QString("P3 tile off by %1 levels").arg(worst)));
+    }
     QTest::qWait(100);
     QVERIFY(fm.grab().save(shotsDir() + "/yolo26_feature_maps_head_one2one.png"));
 

@@ -113,6 +113,32 @@ inline void foreachMulByScalarTensor(std::vector<at::Tensor>& ts, const at::Tens
 #endif
 }
 
+/// selves[i].lerp_(ends[i], weight) for every i. On CUDA with LibTorch >= 2.1 one multi-tensor kernel per
+/// chunk (_foreach_lerp_; 1.13 has none); elsewhere one lerp_ per tensor, the reference's arithmetic on a
+/// CPU.
+inline void foreachLerp_(std::vector<at::Tensor>& selves, const std::vector<at::Tensor>& ends,
+                         double weight) {
+#if YWB_TORCH_VERSION_NUMBER >= 20100
+  if (!selves.empty() && selves.front().is_cuda()) {
+    at::_foreach_lerp_(selves, ends, weight);
+    return;
+  }
+#endif
+  for (size_t i = 0; i < selves.size(); ++i) selves[i].lerp_(ends[i], weight);
+}
+
+/// starts[i].lerp(ends[i], weight) for every i, as new tensors; devices and versions as foreachLerp_.
+inline std::vector<at::Tensor> foreachLerp(const std::vector<at::Tensor>& starts,
+                                           const std::vector<at::Tensor>& ends, double weight) {
+#if YWB_TORCH_VERSION_NUMBER >= 20100
+  if (!starts.empty() && starts.front().is_cuda()) return at::_foreach_lerp(starts, ends, weight);
+#endif
+  std::vector<at::Tensor> out;
+  out.reserve(starts.size());
+  for (size_t i = 0; i < starts.size(); ++i) out.push_back(starts[i].lerp(ends[i], weight));
+  return out;
+}
+
 }  // namespace ywb::compat
 
 namespace c10d {

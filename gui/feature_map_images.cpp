@@ -63,8 +63,10 @@ void drawPlane(QImage& img, int ox, int oy, const float* p, int w, int h, double
     auto* row = reinterpret_cast<QRgb*>(img.scanLine(oy + y)) + ox;
     const float* src = p + size_t(y) * size_t(w);
     for (int x = 0; x < w; ++x) {
-      const double t = (double(src[x]) - lo) * k + 0.5;  // NaN -> the ramp's start, as heatColour's clamp
-      row[x] = ramp[size_t(t > 0 ? std::min(int(t), kRampSteps - 1) : 0)];
+      // Compared before the conversion: NaN goes to the ramp's start and infinity to its end, as heatColour's
+      // clamps take them.
+      const double t = (double(src[x]) - lo) * k + 0.5;
+      row[x] = ramp[size_t(t > 0 ? (t < kRampSteps - 1 ? int(t) : kRampSteps - 1) : 0)];
     }
   }
 }

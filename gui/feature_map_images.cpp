@@ -74,7 +74,7 @@ void drawPlane(QImage& img, int ox, int oy, const float* p, int w, int h, double
 }  // namespace
 
 QImage channelMosaic(const ywb::FeatureMap& m, int max_channels, const std::vector<ChannelStats>& stats) {
-  const int shown = std::min(m.channels, max_channels);
+  const int shown = std::min({m.channels, max_channels, int(stats.size())});
   const int cols = int(std::ceil(std::sqrt(double(std::max(1, shown)))));
   const int rows = (shown + cols - 1) / std::max(1, cols);
   const int gap = 2;
@@ -82,7 +82,7 @@ QImage channelMosaic(const ywb::FeatureMap& m, int max_channels, const std::vect
   img.fill(kBackground);
   const size_t plane = size_t(m.width) * size_t(m.height);
   for (int c = 0; c < shown; ++c) {
-    const ChannelStats s = size_t(c) < stats.size() ? stats[size_t(c)] : channelStats(m, c);
+    const ChannelStats& s = stats[size_t(c)];
     const int ox = (c % cols) * (m.width + gap), oy = (c / cols) * (m.height + gap);
     const double range = s.hi > s.lo ? s.hi - s.lo : 1.0;
     drawPlane(img, ox, oy, m.data.data() + size_t(c) * plane, m.width, m.height, s.lo, 1.0 / range);

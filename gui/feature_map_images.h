@@ -20,11 +20,10 @@ ChannelStats channelStats(const ywb::FeatureMap& map, int channel);
 /// A dark-blue -> teal -> yellow ramp for t in [0, 1] (clamped).
 QRgb heatColour(double t);
 
-/// The first `max_channels` channels of `map` in a near-square grid, each scaled to its own min..max (from
-/// `stats`, channelStats of each channel, where given; computed otherwise). Colours are heatColour's at 1,024
-/// evenly spaced points of the ramp (a tile's values in 1,024 levels).
-QImage channelMosaic(const ywb::FeatureMap& map, int max_channels,
-                     const std::vector<ChannelStats>& stats = {});
+/// The first `max_channels` channels of `map` in a near-square grid, each scaled to its own min..max, taken
+/// from `stats` (channelStats of each channel, in order; a channel without its entry is not drawn). Colours
+/// are heatColour's at 1,024 evenly spaced points of the ramp (a tile's values in 1,024 levels).
+QImage channelMosaic(const ywb::FeatureMap& map, int max_channels, const std::vector<ChannelStats>& stats);
 
 /// The head's one-channel score maps (extractHeadScoreMaps: P3, P4, P5), each enlarged to the finest level's
 /// size so that a pixel covers the same image area in every tile, captioned "P3 (stride 8) WxH", on one

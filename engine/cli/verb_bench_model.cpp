@@ -33,7 +33,7 @@ const RegisterVerb reg{
     {"bench model", "time forward, backward and optimizer step on synthetic input",
      "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
      "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [cuda_graphs=false] [nc=80]\n"
-     "       [seed=0] [optimizer=SGD|AdamW|MuSGD] [--json]\n\n"
+     "       [seed=0] [optimizer=SGD|AdamW|MuSGD|...] [--json]\n\n"
      "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
      "of each phase and images/s. The trainer's optimizer and parameter groups (lr 0.01,\n"
      "momentum 0.937, Nesterov, weight decay 5e-4 on weights); SGD unless optimizer= says.\n"

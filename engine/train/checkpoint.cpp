@@ -1,89 +1,15 @@
 #include "train/checkpoint.h"
 
-#include <torch/optim/adamw.h>
-#include <torch/optim/sgd.h>
-
 #include "core/error.h"
 #include "core/torch_compat.h"
 #include "io/state_dict.h"
-#include "train/musgd.h"
+#include "train/optimizer_state_io.h"
 
 namespace ywb {
 namespace {
 
-// A copy of `t` with the dtype, device and memory layout (e.g. channels-last) of parameter `p`: optimizer
-// state and gradients restored in the layout the uninterrupted run has, so reductions over them (the
-// gradient norm) sum in the same order and a resumed run stays bit-identical.
-at::Tensor likeParam(const at::Tensor& t, const at::Tensor& p) {
-  at::Tensor out = at::empty_like(p);
-  out.copy_(t);
-  return out;
-}
-
 void addPrefixed(NamedTensors& out, const std::string& prefix, const torch::nn::Module& m) {
   for (auto& [name, t] : namedStateDict(m)) out.emplace_back(prefix + name, t.detach());
-}
-
-std::string optimKey(size_t group, size_t index, const char* field) {
-  return "optim." + std::to_string(group) + "." + std::to_string(index) + "." + field;
-}
-
-void addOptimizerState(NamedTensors& out, torch::optim::Optimizer& opt) {
-  auto& state = opt.state();
-  for (size_t g = 0; g < opt.param_groups().size(); ++g) {
-    const auto& params = opt.param_groups()[g].params();
-    for (size_t i = 0; i < params.size(); ++i) {
-      auto it = state.find(compat::optimizerStateKey(state, params[i]));
-      if (it == state.end()) continue;
-      if (auto* m = dynamic_cast<MuSGDParamState*>(it->second.get())) {
-        if (m->momentum_buffer().defined())
-          out.emplace_back(optimKey(g, i, "momentum_buffer"), m->momentum_buffer());
-        if (m->muon_buffer().defined()) out.emplace_back(optimKey(g, i, "muon_buffer"), m->muon_buffer());
-      } else if (auto* s = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
-        if (s->momentum_buffer().defined())
-          out.emplace_back(optimKey(g, i, "momentum_buffer"), s->momentum_buffer());
-      } else if (auto* a = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
-        out.emplace_back(optimKey(g, i, "step"), at::full({1}, a->step(), at::kLong));
-        out.emplace_back(optimKey(g, i, "exp_avg"), a->exp_avg());
-        out.emplace_back(optimKey(g, i, "exp_avg_sq"), a->exp_avg_sq());
-      }
-    }
-  }
-}
-
-void restoreOptimizerState(const SafetensorsFile& file, torch::optim::Optimizer& opt) {
-  auto& state = opt.state();
-  const bool sgd = dynamic_cast<torch::optim::SGD*>(&opt) != nullptr;
-  const bool musgd = dynamic_cast<MuSGD*>(&opt) != nullptr;
-  for (size_t g = 0; g < opt.param_groups().size(); ++g) {
-    const auto& params = opt.param_groups()[g].params();
-    for (size_t i = 0; i < params.size(); ++i) {
-      const auto& p = params[i];
-      const auto key = compat::optimizerStateKey(state, p);
-      if (musgd) {  // SGD's buffer and, for 2+-dim parameters, Muon's
-        const std::string k = optimKey(g, i, "momentum_buffer"), km = optimKey(g, i, "muon_buffer");
-        if (!file.contains(k) && !file.contains(km)) continue;
-        auto s = std::make_unique<MuSGDParamState>();
-        if (file.contains(k)) s->momentum_buffer(likeParam(file.at(k), p));
-        if (file.contains(km)) s->muon_buffer(likeParam(file.at(km), p));
-        state[key] = std::move(s);
-      } else if (sgd) {
-        const std::string k = optimKey(g, i, "momentum_buffer");
-        if (!file.contains(k)) continue;
-        auto s = std::make_unique<torch::optim::SGDParamState>();
-        s->momentum_buffer(likeParam(file.at(k), p));
-        state[key] = std::move(s);
-      } else {
-        const std::string k = optimKey(g, i, "exp_avg");
-        if (!file.contains(k)) continue;
-        auto s = std::make_unique<torch::optim::AdamWParamState>();
-        s->step(file.at(optimKey(g, i, "step")).item<int64_t>());
-        s->exp_avg(likeParam(file.at(k), p));
-        s->exp_avg_sq(likeParam(file.at(optimKey(g, i, "exp_avg_sq")), p));
-        state[key] = std::move(s);
-      }
-    }
-  }
 }
 
 }  // namespace

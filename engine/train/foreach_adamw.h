@@ -15,4 +15,11 @@ class ForeachAdamW : public torch::optim::AdamW {
   at::Tensor step(LossClosure closure = nullptr) override;
 };
 
+/// Adam's moments and update for parameters that share one step count (after this step), as LibTorch's Adam
+/// and AdamW compute them: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+/// p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps). Shared by ForeachAdamW and ForeachAdam.
+void foreachAdamUpdate(std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                       std::vector<at::Tensor>& exp_avg, std::vector<at::Tensor>& exp_avg_sq, int64_t step,
+                       double lr, double beta1, double beta2, double eps);
+
 }  // namespace ywb

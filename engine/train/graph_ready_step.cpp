@@ -18,6 +18,10 @@
 #include "train/optimizer_factory.h"
 
 namespace ywb {
+
+bool graphReadyStepSupports(torch::optim::Optimizer& opt) {
+  return dynamic_cast<ForeachAdamW*>(&opt) || dynamic_cast<MuSGD*>(&opt) || dynamic_cast<ForeachSGD*>(&opt);
+}
 namespace {
 
 using compat::foreachMulByScalarTensor;
@@ -51,7 +55,7 @@ GraphReadyStep::GraphReadyStep(torch::optim::Optimizer& opt, torch::nn::Module& 
       growth_interval_(scaler.growthInterval()) {
   adamw_ = dynamic_cast<ForeachAdamW*>(&opt) != nullptr;
   musgd_ = dynamic_cast<MuSGD*>(&opt) != nullptr;
-  if (!adamw_ && !musgd_ && !dynamic_cast<ForeachSGD*>(&opt))
+  if (!graphReadyStepSupports(opt))
     fail("graph-ready step: only SGD, AdamW and MuSGD can step inside a graph");
   at::TensorOptions dev;
   const size_t ng = opt.param_groups().size();

@@ -38,6 +38,10 @@ struct GraphStepCounts {
   int64_t stepped = 0, overflow = 0, nonfinite = 0;
 };
 
+/// Whether GraphReadyStep can hold `opt`'s update on the device: SGD, AdamW and MuSGD (the others step
+/// eagerly; graph_step=true then says so in the log).
+bool graphReadyStepSupports(torch::optim::Optimizer& opt);
+
 class GraphReadyStep {
  public:
   /// Takes over the step of `opt` (ForeachSGD, ForeachAdamW or MuSGD, as makeOptimizer builds them; any

@@ -1,11 +1,15 @@
 #include "train/optimizer_factory.h"
 
+#include "train/adam_variants.h"
+#include "train/foreach_adam.h"
 #include "train/foreach_adamw.h"
 #include "train/foreach_sgd.h"
 #include "train/musgd.h"
 
 #include <torch/nn/modules/batchnorm.h>
+#include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
+#include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
@@ -39,33 +43,10 @@ ParamGroups splitParamGroups(torch::nn::Module& model) {
   return g;
 }
 
-const std::vector<std::string>& optimizerNames() {
-  static const std::vector<std::string> names{"auto", "SGD", "AdamW", "MuSGD"};
-  return names;
-}
-
-namespace {
-// Ultralytics 8.4's `auto`: the rule below and its words for the optimizer's help text (autoOptimizerRule).
-constexpr int64_t kAutoMuSGDAbove = 10000;  // iterations
-constexpr double kAutoMuSGDLr = 0.01, kAutoMomentum = 0.9;
-// AdamW's lr otherwise: round(kAutoAdamWBase x kAutoAdamWScale / (kAutoAdamWClasses + classes), 6).
-constexpr double kAutoAdamWBase = 0.002, kAutoAdamWScale = 5, kAutoAdamWClasses = 4;
-}  // namespace
-
-std::string autoOptimizerRule() {
-  std::ostringstream os;
-  os << "auto follows Ultralytics 8.4: MuSGD (lr " << kAutoMuSGDLr << ", momentum " << kAutoMomentum
-     << ") for more than " << kAutoMuSGDAbove
-     << " iterations (epochs x images / max(batch, nbs)), else AdamW (lr " << kAutoAdamWBase << " x "
-     << kAutoAdamWScale << " / (" << kAutoAdamWClasses << " + classes), momentum " << kAutoMomentum
-     << "); lr0, momentum and warmup_bias_lr are then not used";
-  return os.str();
-}
-
 OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double momentum, int nc,
                                 int64_t iterations) {
   OptimizerChoice c;
-  if (name == "auto") {
+  if (canonicalOptimizerName(name) == "auto") {
     c.auto_chosen = true;
     if (iterations > kAutoMuSGDAbove) {
       c.name = "MuSGD";
@@ -79,12 +60,12 @@ OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double mome
     return c;
   }
   const auto& names = optimizerNames();
-  if (std::find(names.begin() + 1, names.end(), name) == names.end()) {
+  c.name = canonicalOptimizerName(name);
+  if (std::find(names.begin() + 1, names.end(), c.name) == names.end()) {
     std::string list;
     for (size_t i = 1; i < names.size(); ++i) list += names[i] + ", ";
     fail("optimizer=", name, ": expected ", list, "or auto");
   }
-  c.name = name;
   c.lr = lr0;
   c.momentum = momentum;
   return c;
@@ -165,42 +146,70 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const ParamGroups& g, con
     groups.emplace_back(g.bn_weights, make(0.0));
     return std::make_unique<ForeachSGD>(groups, torch::optim::SGDOptions(c.lr));
   }
-  auto make = [&](double wd) {
-    return std::make_unique<torch::optim::AdamWOptions>(
-        torch::optim::AdamWOptions(c.lr).betas({c.momentum, 0.999}).weight_decay(wd));
-  };
+  // The others as Ultralytics builds them: the Adam family with betas (momentum, 0.999), RMSprop with
+  // momentum; each group's weight decay is added to its gradient (AdamW's is decoupled).
   std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(g.biases, make(0.0));
-  groups.emplace_back(g.weights, make(decay));
-  groups.emplace_back(g.bn_weights, make(0.0));
-  return std::make_unique<ForeachAdamW>(groups, torch::optim::AdamWOptions(c.lr));
+  auto three = [&](auto make) {
+    groups.emplace_back(g.biases, make(0.0));
+    groups.emplace_back(g.weights, make(decay));
+    groups.emplace_back(g.bn_weights, make(0.0));
+  };
+  const auto betas = std::make_tuple(c.momentum, 0.999);
+  if (c.name == "AdamW") {
+    using Options = torch::optim::AdamWOptions;
+    three([&](double wd) { return std::make_unique<Options>(Options(c.lr).betas(betas).weight_decay(wd)); });
+    return std::make_unique<ForeachAdamW>(groups, Options(c.lr));
+  }
+  if (c.name == "Adam") {
+    using Options = torch::optim::AdamOptions;
+    three([&](double wd) { return std::make_unique<Options>(Options(c.lr).betas(betas).weight_decay(wd)); });
+    return std::make_unique<ForeachAdam>(groups, Options(c.lr));
+  }
+  if (c.name == "RMSProp") {
+    using Options = torch::optim::RMSpropOptions;
+    three([&](double wd) {
+      return std::make_unique<Options>(Options(c.lr).momentum(c.momentum).weight_decay(wd));
+    });
+    return std::make_unique<ForeachRMSprop>(groups, Options(c.lr));
+  }
+  AdamVariantKind kind = AdamVariantKind::Adamax;
+  if (c.name == "NAdam")
+    kind = AdamVariantKind::NAdam;
+  else if (c.name == "RAdam")
+    kind = AdamVariantKind::RAdam;
+  else if (c.name != "Adamax")
+    fail("makeOptimizer: unknown optimizer ", c.name);
+  three([&](double wd) {
+    return std::make_unique<AdamVariantOptions>(AdamVariantOptions(kind, c.lr).betas(betas).weight_decay(wd));
+  });
+  return std::make_unique<AdamVariant>(groups, AdamVariantOptions(kind, c.lr));
 }
 
 double groupLr(torch::optim::Optimizer& opt, size_t i) {
-  auto& o = opt.param_groups().at(i).options();
-  if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o)) return s->lr();
-  if (auto* a = dynamic_cast<torch::optim::AdamWOptions*>(&o)) return a->lr();
-  fail("unsupported optimizer options");
+  return opt.param_groups().at(i).options().get_lr();
 }
 
 void setGroupLr(torch::optim::Optimizer& opt, size_t i, double lr) {
-  auto& o = opt.param_groups().at(i).options();
-  if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o))
-    s->lr(lr);
-  else if (auto* a = dynamic_cast<torch::optim::AdamWOptions*>(&o))
-    a->lr(lr);
+  opt.param_groups().at(i).options().set_lr(lr);
 }
 
 void setGroupMomentum(torch::optim::Optimizer& opt, size_t i, double momentum) {
   auto& o = opt.param_groups().at(i).options();
-  if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o)) s->momentum(momentum);
-  // Ultralytics warms up only SGD's momentum (Adam groups have betas, not momentum).
+  // Ultralytics warms up every group that has a "momentum" (SGD's, MuSGD's, RMSprop's); the Adam family has
+  // betas instead and keeps beta1.
+  if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o))
+    s->momentum(momentum);
+  else if (auto* r = dynamic_cast<torch::optim::RMSpropOptions*>(&o))
+    r->momentum(momentum);
 }
 
 double groupMomentum(torch::optim::Optimizer& opt, size_t i) {
   auto& o = opt.param_groups().at(i).options();
   if (auto* s = dynamic_cast<torch::optim::SGDOptions*>(&o)) return s->momentum();
+  if (auto* r = dynamic_cast<torch::optim::RMSpropOptions*>(&o)) return r->momentum();
   if (auto* a = dynamic_cast<torch::optim::AdamWOptions*>(&o)) return std::get<0>(a->betas());
+  if (auto* a = dynamic_cast<torch::optim::AdamOptions*>(&o)) return std::get<0>(a->betas());
+  if (auto* a = dynamic_cast<AdamVariantOptions*>(&o)) return std::get<0>(a->betas());
   fail("unsupported optimizer options");
 }
 
@@ -230,18 +239,27 @@ std::array<size_t, 3> reportedGroups(torch::optim::Optimizer& opt) {
   return out;
 }
 
+namespace {
+
+double weightDecayOf(const torch::optim::OptimizerOptions& o) {
+  if (auto* s = dynamic_cast<const torch::optim::SGDOptions*>(&o)) return s->weight_decay();
+  if (auto* a = dynamic_cast<const torch::optim::AdamWOptions*>(&o)) return a->weight_decay();
+  if (auto* a = dynamic_cast<const torch::optim::AdamOptions*>(&o)) return a->weight_decay();
+  if (auto* r = dynamic_cast<const torch::optim::RMSpropOptions*>(&o)) return r->weight_decay();
+  if (auto* v = dynamic_cast<const AdamVariantOptions*>(&o)) return v->weight_decay();
+  return 0.0;
+}
+
+}  // namespace
+
 std::string describeGroups(torch::optim::Optimizer& opt) {
   auto& groups = opt.param_groups();
   std::ostringstream os;
   os << "parameter groups ";
   if (groups.size() == 3 && !dynamic_cast<const MuSGDOptions*>(&groups[0].options())) {
-    const auto* sgd = dynamic_cast<const torch::optim::SGDOptions*>(&groups[1].options());
-    const auto* adam = dynamic_cast<const torch::optim::AdamWOptions*>(&groups[1].options());
-    os << groups[2].params().size() << " weight(decay=0.0), " << groups[1].params().size() << " weight(decay="
-       << (sgd    ? sgd->weight_decay()
-           : adam ? adam->weight_decay()
-                  : 0.0)
-       << "), " << groups[0].params().size() << " bias(decay=0.0)";
+    os << groups[2].params().size() << " weight(decay=0.0), " << groups[1].params().size()
+       << " weight(decay=" << weightDecayOf(groups[1].options()) << "), " << groups[0].params().size()
+       << " bias(decay=0.0)";
     return os.str();
   }
   for (size_t i = 0; i < groups.size(); ++i) {

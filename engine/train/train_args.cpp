@@ -148,7 +148,9 @@ std::string multiScaleFromBool(const std::string& text) {
 }  // namespace
 
 bool TrainArgs::set(const std::string& key, const std::string& text) {
-  const std::string value = key == "multi_scale" ? multiScaleFromBool(text) : text;
+  const std::string value = key == "multi_scale" ? multiScaleFromBool(text)
+                            : key == "optimizer" ? canonicalOptimizerName(text)
+                                                 : text;
 #define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_)                                        \
   if (key == #N_) {                                                                      \
     parseInto(key, value, LO_, HI_, N_);                                                 \

@@ -24,6 +24,7 @@
 #include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
 #include "train/device.h"
+#include "train/graph_ready_step.h"
 #include "train/lr_schedule.h"
 #include "train/resume_args.h"
 #include "train/run_models.h"
@@ -260,6 +261,9 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   if (a.graph_step) {  // the graph-ready step's loss and target capacity, or why the run is eager
     std::string why;
     if (s.dist) why = "a distributed run's ranks agree on a skipped step on the host";
+    if (!graphReadyStepSupports(*s.optimizer))
+      why = "optimizer=" + s.optim_choice.name +
+            " steps eagerly (the graph-ready step holds SGD, AdamW and MuSGD)";
     if (why.empty()) {
       s.target_capacity = targetCapacity(*s.train_split, lo.hyp);
       s.graph_loss = modelLoss(true);

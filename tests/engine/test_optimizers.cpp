@@ -1,6 +1,7 @@
-// The trainer's optimizers against LibTorch's own: ForeachSGD and ForeachAdamW run the same arithmetic as
-// torch::optim::SGD / AdamW as a few multi-tensor kernels per group; the reference is LibTorch's optimizer
-// stepping an identical copy of the model with the same gradients, compared bit for bit.
+// The trainer's optimizers against LibTorch's own: ForeachSGD, ForeachAdamW, ForeachAdam and ForeachRMSprop
+// run the same arithmetic as torch::optim::SGD / AdamW / Adam / RMSprop as a few multi-tensor kernels per
+// group; the reference is LibTorch's optimizer stepping an identical copy of the model with the same
+// gradients, compared bit for bit.
 #include <torch/torch.h>
 #include <QtTest>
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "core/torch_compat.h"
+#include "train/foreach_adam.h"
 #include "train/foreach_adamw.h"
 #include "train/foreach_sgd.h"
 
@@ -125,6 +127,36 @@ class TestOptimizers : public QObject {
       QCOMPARE(f.step(), r.step());
       QVERIFY(at::equal(f.exp_avg_sq(), r.exp_avg_sq()));
     }
+  }
+
+  void foreachAdamMatchesTorchAdamBitExactly() {
+    // ForeachAdam (optimizer=Adam) against torch::optim::Adam: L2 decay added to the gradient in the decayed
+    // group, two parameters that miss step 2 (two bias corrections in play), lr and beta1 changed at step 3.
+    torch::manual_seed(5);
+    const auto nets = twinNets();
+    const auto base = torch::optim::AdamOptions(0.002).betas({0.937, 0.999});
+    torch::optim::Adam ref(threeGroups(*nets.first, base), torch::optim::AdamOptions(0.002));
+    ywb::ForeachAdam fe(threeGroups(*nets.second, base), torch::optim::AdamOptions(0.002));
+    stepSideBySide<torch::optim::AdamOptions>(ref, fe, nets, {1, 3}, [](torch::optim::AdamOptions& o) {
+      o.lr(0.0131).betas({0.8, 0.999});
+    });
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(fe.state().size(), ref.state().size());
+  }
+
+  void foreachRmspropMatchesTorchRmspropBitExactly() {
+    // ForeachRMSprop (optimizer=RMSProp, built with momentum as Ultralytics does) against
+    // torch::optim::RMSprop: decay in one group, a parameter without a gradient at step 2, lr and momentum
+    // changed at step 3 (Ultralytics' warmup sets RMSprop's momentum as it sets SGD's).
+    torch::manual_seed(6);
+    const auto nets = twinNets();
+    const auto base = torch::optim::RMSpropOptions(0.01).momentum(0.937);
+    torch::optim::RMSprop ref(threeGroups(*nets.first, base), torch::optim::RMSpropOptions(0.01));
+    ywb::ForeachRMSprop fe(threeGroups(*nets.second, base), torch::optim::RMSpropOptions(0.01));
+    stepSideBySide<torch::optim::RMSpropOptions>(
+        ref, fe, nets, {2}, [](torch::optim::RMSpropOptions& o) { o.lr(0.004).momentum(0.8); });
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(fe.state().size(), ref.state().size());
   }
 };
 

@@ -30,10 +30,15 @@ class TestTrainArgs : public QObject {
     a.imgsz = 300;
     QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
     a.imgsz = 320;
-    a.optimizer = "Adam";
+    a.optimizer = "Adagrad";  // not among Ultralytics' optimizers
     QVERIFY_THROWS_EXCEPTION(ywb::Error, a.validate());
     a.optimizer = "SGD";
     a.validate();
+    // Names are matched without case, as Ultralytics does, and stored in its spelling.
+    QVERIFY(a.set("optimizer", "rmsprop"));
+    QCOMPARE(a.optimizer, std::string("RMSProp"));
+    a.validate();
+    a.optimizer = "SGD";
     // YAML round trip, and an Ultralytics-style file with keys we do not use and nulls.
     QTemporaryDir dir;
     const std::string p = dir.path().toStdString() + "/args.yaml";

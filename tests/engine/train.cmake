@@ -1,6 +1,7 @@
 ywb_add_test(test_train_args SOURCES test_train_args.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
 ywb_add_test(test_train_parts SOURCES test_train_parts.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 ywb_add_test(test_optimizers SOURCES test_optimizers.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
+ywb_add_test(test_adam_variants SOURCES test_adam_variants.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH)
 # The optimizer half of a whole-step CUDA graph (issue 33) against the eager step, and its capture check.
 ywb_add_test(test_graph_ready_step SOURCES test_graph_ready_step.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
 # The trainer with the graph-ready step (its bookkeeping: eager vs graph-ready, NaN skips, resume).

@@ -73,6 +73,9 @@ class TestHyperparamsTab : public QObject {
     auto* opt = qobject_cast<QComboBox*>(tab.editor("optimizer"));
     QVERIFY(opt);
     QVERIFY(opt->findText("MuSGD") >= 0);
+    // ... and every other optimizer Ultralytics 8.4 offers (its `optimizer` choices)
+    for (const char* name : {"SGD", "AdamW", "Adam", "Adamax", "NAdam", "RAdam", "RMSProp", "auto"})
+      QVERIFY2(opt->findText(name) >= 0, name);
     QVERIFY2(opt->toolTip().contains("MuSGD (lr 0.01, momentum 0.9) for more than 10000 iterations"),
              qPrintable(opt->toolTip()));
     QVERIFY(tab.setValue("optimizer", "MuSGD"));
@@ -120,7 +123,7 @@ class TestHyperparamsTab : public QObject {
     lr0->setValue(5.0);
     QCOMPARE(tab.args().lr0, 1.0);
     QVERIFY(!tab.setValue("epochs", "0"));        // epochs >= 1
-    QVERIFY(!tab.setValue("optimizer", "Adam"));  // choices: auto, SGD, AdamW, MuSGD
+    QVERIFY(!tab.setValue("optimizer", "Adagrad"));  // choices: Ultralytics' optimizers and auto
     QVERIFY(tab.setValue("optimizer", "AdamW"));
     QCOMPARE(tab.args().optimizer, std::string("AdamW"));
   }

@@ -21,7 +21,7 @@ struct ModelBenchOptions {
   bool channels_last = false;  ///< NHWC weights and input (memory format experiment)
   bool cuda_graphs = false;    ///< forward and backward replayed as CUDA graphs (CUDA only; engine/cuda)
   uint64_t seed = 0;
-  std::string optimizer = "SGD";  ///< "SGD", "AdamW" or "MuSGD", with the trainer's parameter groups
+  std::string optimizer = "SGD";  ///< any of optimizerNames() but auto, with the trainer's parameter groups
 };
 
 struct ModelBenchResult {

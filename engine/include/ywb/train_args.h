@@ -35,7 +35,7 @@
   X(double, multi_scale, 0.0, "model", 0.0, 1.0,                                                             \
     "Multi-scale training: each batch resized to a random size in imgsz x (1 +/- multi_scale), a multiple "  \
     "of 32 (0 = off; Ultralytics 8.3's true = 0.5)")                                                         \
-  X(std::string, optimizer, "auto", "optimizer", 0, 0, "SGD, AdamW or MuSGD, or auto")                       \
+  X(std::string, optimizer, "auto", "optimizer", 0, 0, "Optimizer")                                          \
   X(double, lr0, 0.01, "optimizer", 0.0, 1.0, "Initial learning rate")                                       \
   X(double, lrf, 0.01, "optimizer", 0.0, 1.0, "Final learning rate as a fraction of lr0")                    \
   X(double, momentum, 0.937, "optimizer", 0.0, 1.0, "SGD momentum / Adam beta1")                             \

@@ -122,7 +122,7 @@ class TestHyperparamsTab : public QObject {
     QVERIFY(lr0);
     lr0->setValue(5.0);
     QCOMPARE(tab.args().lr0, 1.0);
-    QVERIFY(!tab.setValue("epochs", "0"));        // epochs >= 1
+    QVERIFY(!tab.setValue("epochs", "0"));           // epochs >= 1
     QVERIFY(!tab.setValue("optimizer", "Adagrad"));  // choices: Ultralytics' optimizers and auto
     QVERIFY(tab.setValue("optimizer", "AdamW"));
     QCOMPARE(tab.args().optimizer, std::string("AdamW"));

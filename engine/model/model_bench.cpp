@@ -61,7 +61,7 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     if (o.channels_last) model::toChannelsLast(*m);
     for (const auto& p : m->parameters()) r.parameters += p.numel();
     if (canonicalOptimizerName(o.optimizer) == "auto")
-      fail("optimizer=auto depends on the length of a run; name one of the others (SGD, MuSGD, AdamW, ...)");
+      fail("optimizer=auto depends on the length of a run; name one: ", namedOptimizerList());
     // The trainer's optimizer and parameter groups (lr 0.01, momentum 0.937, weight decay 5e-4).
     const auto optimizer =
         makeOptimizer(splitParamGroups(*m), chooseOptimizer(o.optimizer, 0.01, 0.937, m->nc(), 0), 5e-4);

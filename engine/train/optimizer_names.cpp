@@ -12,6 +12,13 @@ const std::vector<std::string>& optimizerNames() {
   return names;
 }
 
+std::string namedOptimizerList() {
+  std::string list;
+  for (const auto& n : optimizerNames())
+    if (n != "auto") list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
 std::string canonicalOptimizerName(const std::string& name) {
   auto lower = [](std::string t) {
     for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));

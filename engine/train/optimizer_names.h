@@ -17,6 +17,9 @@ inline constexpr double kAutoAdamWBase = 0.002, kAutoAdamWScale = 5, kAutoAdamWC
 /// "auto", then every optimizer by its Ultralytics name.
 const std::vector<std::string>& optimizerNames();
 
+/// optimizerNames() but auto, comma-separated ("SGD, AdamW, ..."): for help texts and error messages.
+std::string namedOptimizerList();
+
 /// The name of optimizerNames() that `name` spells in any letter case (Ultralytics compares names without
 /// case: optimizer=adamw is AdamW), or `name` itself when none does.
 std::string canonicalOptimizerName(const std::string& name);

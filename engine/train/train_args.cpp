@@ -131,12 +131,8 @@ std::vector<std::string> choicesFor(const std::string& name) {
 
 // The help text, with what the table's one line cannot hold stated by the rule's owner.
 std::string helpFor(const std::string& name, const std::string& help) {
-  if (name == "optimizer") {
-    std::string list;
-    for (const auto& n : optimizerNames())
-      if (n != "auto") list += (list.empty() ? "" : ", ") + n;
-    return help + ": " + list + " (any letter case), or auto. " + autoOptimizerRule();
-  }
+  if (name == "optimizer")
+    return help + ": " + namedOptimizerList() + " (any letter case), or auto. " + autoOptimizerRule();
   return help;
 }
 

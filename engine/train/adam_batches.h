@@ -48,4 +48,18 @@ std::map<int64_t, AdamBatch> adamBatchesByStep(torch::optim::OptimizerParamGroup
   return by_step;
 }
 
+/// The Adam family's first moment, m = beta1 m + (1 - beta1) g, in place (two roundings, as LibTorch's Adam).
+inline void foreachFirstMoment(std::vector<at::Tensor>& exp_avg, const std::vector<at::Tensor>& grads,
+                               double beta1) {
+  at::_foreach_mul_(exp_avg, beta1);
+  at::_foreach_add_(exp_avg, grads, 1 - beta1);
+}
+
+/// The second moment, v = beta2 v + (1 - beta2) g^2, in place.
+inline void foreachSecondMoment(std::vector<at::Tensor>& exp_avg_sq, const std::vector<at::Tensor>& grads,
+                                double beta2) {
+  at::_foreach_mul_(exp_avg_sq, beta2);
+  at::_foreach_addcmul_(exp_avg_sq, grads, grads, 1 - beta2);
+}
+
 }  // namespace ywb

@@ -19,8 +19,7 @@ double nadamMu(double beta1, double psi, int64_t t) {
 
 void adamaxUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2, double eps) {
   // m = beta1 m + (1 - beta1) g;  u = max(beta2 u, |g| + eps);  p -= lr / (1 - beta1^t) m / u
-  at::_foreach_mul_(b.exp_avg, beta1);
-  at::_foreach_add_(b.exp_avg, b.grads, 1 - beta1);
+  foreachFirstMoment(b.exp_avg, b.grads, beta1);
   at::_foreach_mul_(b.exp_avg_sq, beta2);
   std::vector<at::Tensor> norm = at::_foreach_abs(b.grads);
   at::_foreach_add_(norm, eps);
@@ -28,13 +27,11 @@ void adamaxUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2
   at::_foreach_addcdiv_(b.params, b.exp_avg, b.exp_avg_sq, -lr / (1 - std::pow(beta1, double(t))));
 }
 
-void nadamUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2, double eps, double psi) {
+void nadamUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2, double eps, double psi,
+                 double mu_product) {
   const double mu = nadamMu(beta1, psi, t), mu_next = nadamMu(beta1, psi, t + 1);
-  const double mu_product = nadamMuProduct(beta1, psi, t);
-  at::_foreach_mul_(b.exp_avg, beta1);
-  at::_foreach_add_(b.exp_avg, b.grads, 1 - beta1);
-  at::_foreach_mul_(b.exp_avg_sq, beta2);
-  at::_foreach_addcmul_(b.exp_avg_sq, b.grads, b.grads, 1 - beta2);
+  foreachFirstMoment(b.exp_avg, b.grads, beta1);
+  foreachSecondMoment(b.exp_avg_sq, b.grads, beta2);
   // denom = sqrt(v / (1 - beta2^t)) + eps; the gradient's share and the momentum's, each with its product
   std::vector<at::Tensor> denom = at::_foreach_div(b.exp_avg_sq, 1 - std::pow(beta2, double(t)));
   at::_foreach_sqrt_(denom);
@@ -44,10 +41,8 @@ void nadamUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2,
 }
 
 void radamUpdate(AdamBatch& b, int64_t t, double lr, double beta1, double beta2, double eps) {
-  at::_foreach_mul_(b.exp_avg, beta1);
-  at::_foreach_add_(b.exp_avg, b.grads, 1 - beta1);
-  at::_foreach_mul_(b.exp_avg_sq, beta2);
-  at::_foreach_addcmul_(b.exp_avg_sq, b.grads, b.grads, 1 - beta2);
+  foreachFirstMoment(b.exp_avg, b.grads, beta1);
+  foreachSecondMoment(b.exp_avg_sq, b.grads, beta2);
   const double bc1 = 1 - std::pow(beta1, double(t)), bc2 = 1 - std::pow(beta2, double(t));
   // The length of the approximated simple moving average; past 5 the variance is rectified.
   const double rho_inf = 2 / (1 - beta2) - 1;
@@ -78,10 +73,18 @@ const char* adamVariantName(AdamVariantKind kind) {
   return "?";
 }
 
-double nadamMuProduct(double beta1, double momentum_decay, int64_t t) {
-  float product = 1.0f;  // PyTorch keeps it as a float32 tensor and multiplies in place every step
-  for (int64_t i = 1; i <= t; ++i) product *= static_cast<float>(nadamMu(beta1, momentum_decay, i));
-  return product;
+double AdamVariant::nadamMuProduct(double beta1, double momentum_decay, int64_t t) {
+  if (mu_products_.empty() || beta1 != mu_beta1_ || momentum_decay != mu_psi_) {
+    mu_products_.assign(1, 1.0f);
+    mu_beta1_ = beta1;
+    mu_psi_ = momentum_decay;
+  }
+  // PyTorch keeps the product as a float32 tensor and multiplies it in place every step: the same roundings.
+  while (int64_t(mu_products_.size()) <= t) {
+    const int64_t i = int64_t(mu_products_.size());
+    mu_products_.push_back(mu_products_.back() * static_cast<float>(nadamMu(beta1, momentum_decay, i)));
+  }
+  return mu_products_[size_t(t)];
 }
 
 AdamVariant::AdamVariant(std::vector<torch::optim::OptimizerParamGroup> groups,
@@ -114,7 +117,8 @@ at::Tensor AdamVariant::step(LossClosure closure) {
           adamaxUpdate(b, t, o.lr(), beta1, beta2, o.eps());
           break;
         case AdamVariantKind::NAdam:
-          nadamUpdate(b, t, o.lr(), beta1, beta2, o.eps(), o.momentum_decay());
+          nadamUpdate(b, t, o.lr(), beta1, beta2, o.eps(), o.momentum_decay(),
+                      nadamMuProduct(beta1, o.momentum_decay(), t));
           break;
         case AdamVariantKind::RAdam:
           radamUpdate(b, t, o.lr(), beta1, beta2, o.eps());

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace ywb {
 
@@ -47,10 +48,13 @@ class AdamVariant : public torch::optim::Optimizer {
   AdamVariantKind kind() const;
 
  private:
-  AdamVariantKind kind_;
-};
+  /// NAdam's product of momentum coefficients mu_1 ... mu_t, accumulated in float32 as PyTorch keeps it; the
+  /// products of every step count reached so far are kept (a function of the count, so not checkpointed).
+  double nadamMuProduct(double beta1, double momentum_decay, int64_t t);
 
-/// NAdam's product of momentum coefficients mu_1 ... mu_t, accumulated in float32 as PyTorch keeps it.
-double nadamMuProduct(double beta1, double momentum_decay, int64_t t);
+  AdamVariantKind kind_;
+  std::vector<float> mu_products_;  ///< [t]: the product up to step t, for mu_beta1_ and mu_psi_
+  double mu_beta1_ = 0, mu_psi_ = 0;
+};
 
 }  // namespace ywb

@@ -36,10 +36,8 @@ void foreachAdamUpdate(std::vector<at::Tensor>& params, const std::vector<at::Te
   const double bias_correction1 = 1 - std::pow(beta1, double(step));
   const double bias_correction2 = 1 - std::pow(beta2, double(step));
   // The moments: m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
-  at::_foreach_mul_(exp_avg, beta1);
-  at::_foreach_add_(exp_avg, grads, 1 - beta1);
-  at::_foreach_mul_(exp_avg_sq, beta2);
-  at::_foreach_addcmul_(exp_avg_sq, grads, grads, 1 - beta2);
+  foreachFirstMoment(exp_avg, grads, beta1);
+  foreachSecondMoment(exp_avg_sq, grads, beta2);
   // p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)
   std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sq);
   at::_foreach_div_(denom, std::sqrt(bias_correction2));

@@ -61,11 +61,8 @@ OptimizerChoice chooseOptimizer(const std::string& name, double lr0, double mome
   }
   const auto& names = optimizerNames();
   c.name = canonicalOptimizerName(name);
-  if (std::find(names.begin() + 1, names.end(), c.name) == names.end()) {
-    std::string list;
-    for (size_t i = 1; i < names.size(); ++i) list += names[i] + ", ";
-    fail("optimizer=", name, ": expected ", list, "or auto");
-  }
+  if (std::find(names.begin() + 1, names.end(), c.name) == names.end())
+    fail("optimizer=", name, ": expected ", namedOptimizerList(), ", or auto");
   c.lr = lr0;
   c.momentum = momentum;
   return c;

@@ -9,6 +9,10 @@ bool smallBoxRuleOf(const model::DetectionModelImpl& m) {
   return m.spec().modules != "8.3";
 }
 
+bool smallBoxRuleForTraining(const model::DetectionModelImpl& m, bool replays_83) {
+  return !replays_83 || m.end2end();
+}
+
 ModelLoss::ModelLoss(const model::DetectionModelImpl& m, LossGains gains, bool small_box_rule,
                      at::Tensor class_weights, bool fixed_shapes) {
   DetectionLossOptions o;

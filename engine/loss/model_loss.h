@@ -24,14 +24,18 @@ namespace ywb::loss {
 /// (ModelSpec::modules), so that an 8.3 checkpoint is validated as 8.3 computed its losses.
 bool smallBoxRuleOf(const model::DetectionModelImpl& model);
 
+/// Whether a training run's loss follows that rule: always, except a replay of Ultralytics 8.3.253's
+/// reference run (`ultralytics_stream`, replays_83) of a model 8.3 could build. An end-to-end model (YOLO26)
+/// exists only since 8.4, which always applied the rule, so its replay keeps it.
+bool smallBoxRuleForTraining(const model::DetectionModelImpl& model, bool replays_83);
+
 class ModelLoss {
  public:
   /// The loss of `model` with the run's gains. small_box_rule: 8.4's candidate rule (DetectionLossOptions);
-  /// the trainer turns it off only to replay 8.3's reference run, `ywb val` follows the weights
-  /// (smallBoxRuleOf). class_weights: `cls_pw`'s per-class weights [nc] on the model's device, for every
-  /// branch's class loss (training's and the trainer's validation losses); undefined: none.
-  /// fixed_shapes: the graph-ready form (DetectionLossOptions::fixed_shapes), for targets padded to a
-  /// run-wide capacity.
+  /// the trainer's choice is smallBoxRuleForTraining, `ywb val` follows the weights (smallBoxRuleOf).
+  /// class_weights: `cls_pw`'s per-class weights [nc] on the model's device, for every branch's class loss
+  /// (training's and the trainer's validation losses); undefined: none. fixed_shapes: the graph-ready form
+  /// (DetectionLossOptions::fixed_shapes), for targets padded to a run-wide capacity.
   explicit ModelLoss(const model::DetectionModelImpl& model, LossGains gains = {}, bool small_box_rule = true,
                      at::Tensor class_weights = {}, bool fixed_shapes = false);
 

@@ -137,11 +137,12 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   // The model's loss (an end-to-end head's: both branches, weighted by the o2m schedule) with the run's
   // gains and class weights, and Ultralytics 8.4's small-box candidate rule (every family since 8.4.0) unless
   // the run replays Ultralytics 8.3.253's reference run draw for draw (ultralytics_stream), whose losses it
-  // must repeat.
+  // must repeat (smallBoxRuleForTraining: a YOLO26 replay keeps the rule, as 8.4 trained it).
   auto modelLoss = [&](bool fixed_shapes) {
-    return std::make_unique<loss::ModelLoss>(*s.model, loss::LossGains{a.box, a.cls, a.dfl},
-                                             /*small_box_rule=*/a.ultralytics_stream < 0, class_weights,
-                                             fixed_shapes);
+    return std::make_unique<loss::ModelLoss>(
+        *s.model, loss::LossGains{a.box, a.cls, a.dfl},
+        loss::smallBoxRuleForTraining(*s.model, /*replays_83=*/a.ultralytics_stream >= 0), class_weights,
+        fixed_shapes);
   };
   s.loss = modelLoss(false);
   const std::vector<int64_t> strides = s.model->strides();

@@ -166,6 +166,12 @@ class TestEndToEndLoss : public QObject {
     // The rule follows the modules' release: 8.3 weights are validated as 8.3 computed their losses.
     QVERIFY(smallBoxRuleOf(*v8));
     QVERIFY(!smallBoxRuleOf(*ywb::model::buildModel("yolov8n.yaml", 3, "8.3")));
+    // Training: off only in a replay of 8.3.253's run (ultralytics_stream), and never for YOLO26, which only
+    // 8.4 trains, always with the rule (it was off in a YOLO26 replay before round 3 session 14).
+    QVERIFY(smallBoxRuleForTraining(*v8, /*replays_83=*/false));
+    QVERIFY(!smallBoxRuleForTraining(*v8, /*replays_83=*/true));
+    QVERIFY(smallBoxRuleForTraining(*y26, /*replays_83=*/false));
+    QVERIFY(smallBoxRuleForTraining(*y26, /*replays_83=*/true));
     QVERIFY_EXCEPTION_THROWN(loss.items({h.one2many, {}}, t), ywb::Error);
   }
 

@@ -72,6 +72,51 @@ class TestCli : public QObject {
     QVERIFY(r.err.contains("unknown verb 'frobnicate'"));
   }
 
+  void predictLineCountsEachClass() {
+    // Each image's line names what was found per class, as Ultralytics' predict line does ("2 stars, 1
+    // ring"; "no detections"). The expected lines are built from the same run's --json output (each box's
+    // class name) and the six names' plurals written here, on Ultralytics 8.4's YOLO26 checkpoint and six
+    // images of the shapes set it was trained on (the first six at conf 0.1 include "3 crosses").
+    const QMap<QString, QString> plurals = {{"ellipse", "ellipses"},   {"rectangle", "rectangles"},
+                                            {"triangle", "triangles"}, {"star", "stars"},
+                                            {"cross", "crosses"},      {"ring", "rings"}};
+    QTemporaryDir dir;
+    const QString images = dir.path() + "/images";
+    QVERIFY(QDir().mkpath(images));
+    const QString val = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/images/val";
+    const QStringList files = QDir(val).entryList({"*.jpg"}, QDir::Files, QDir::Name).mid(0, 6);
+    QCOMPARE(files.size(), 6);
+    for (const QString& f : files) QVERIFY(QFile::copy(val + "/" + f, images + "/" + f));
+    const QStringList args = {
+        "predict",          "weights=" + QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt",
+        "source=" + images, "conf=0.1",
+        "device=cpu",       "project=" + dir.path()};
+    const Result js = ywbRun(args + QStringList{"name=json", "--json"});
+    QCOMPARE(js.code, 0);
+    const Result text = ywbRun(args + QStringList{"name=text"});
+    QCOMPARE(text.code, 0);
+    const QJsonArray imgs = QJsonDocument::fromJson(js.out).object()["images"].toArray();
+    QCOMPARE(imgs.size(), 6);
+    int found = 0;
+    for (const auto& v : imgs) {
+      const QJsonObject img = v.toObject();
+      QMap<int, QPair<QString, int>> per;  // class -> (name, count), in class order
+      for (const auto& d : img["detections"].toArray()) {
+        const QJsonObject o = d.toObject();
+        per[o["class"].toInt()].first = o["name"].toString();
+        ++per[o["class"].toInt()].second;
+      }
+      QStringList parts;
+      for (const auto& [name, n] : per)
+        parts << QString::number(n) + " " + (n > 1 ? plurals.value(name) : name);
+      const QString want =
+          img["image"].toString() + ": " + (parts.isEmpty() ? "no detections" : parts.join(", ")) + " (";
+      QVERIFY2(text.out.contains(want.toUtf8()), qPrintable(want + "\n" + text.out));
+      found += int(per.size() > 1 || (!per.isEmpty() && per.first().second > 1));
+    }
+    QVERIFY2(found > 0, "no image had two detections: the plural went untested");
+  }
+
   void cxxRuntimeIsLoadedBeforeLibTorch() {
     // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
     // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an

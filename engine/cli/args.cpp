@@ -8,7 +8,7 @@
 namespace ywb::cli {
 namespace {
 
-size_t editDistance(const std::string& a, const std::string& b) {
+size_t editDistance(const std::string& a, const std::string& b) {  // Levenshtein
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
@@ -22,6 +22,16 @@ size_t editDistance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+std::string closestName(const std::string& word, const std::vector<std::string>& names, size_t max_edits) {
+  std::string best;
+  size_t best_d = max_edits + 1;
+  for (const auto& n : names) {
+    const size_t d = editDistance(word, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return best;
+}
 
 std::string Args::str(const std::string& key, const std::string& fallback) const {
   auto it = values.find(key);
@@ -61,12 +71,7 @@ bool Args::boolean(const std::string& key, bool fallback) const {
 void Args::requireKnown(const std::vector<std::string>& known) const {
   for (const auto& [key, value] : values) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string best;
-    size_t best_d = 3;
-    for (const auto& k : known) {
-      const size_t d = editDistance(key, k);
-      if (d < best_d) best_d = d, best = k;
-    }
+    const std::string best = closestName(key, known, 2);
     fail("unknown argument '", key, "='", best.empty() ? "" : " (did you mean '" + best + "='?)",
          "; see --help for the valid arguments");
   }

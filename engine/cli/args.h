@@ -22,6 +22,10 @@ struct Args {
   void requireKnown(const std::vector<std::string>& known) const;
 };
 
+/// The name in `names` fewest single-character edits away from `word` (the first of equals), if that is at
+/// most `max_edits`; empty otherwise. The "did you mean" of unknown arguments and verbs.
+std::string closestName(const std::string& word, const std::vector<std::string>& names, size_t max_edits);
+
 /// Splits argv after the program name: leading bare words are the verb, then key=value pairs
 /// (also accepted: `--key=value`, `--key value`), `--json`, `--help`/`-h`. Throws ywb::Error.
 Args parseArgs(const std::vector<std::string>& argv);

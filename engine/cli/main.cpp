@@ -10,14 +10,20 @@ using namespace ywb::cli;
 
 namespace {
 
+void printVerbs(const std::vector<const Verb*>& verbs) {
+  for (const Verb* v : verbs) {
+    std::string pad(v->name.size() < 16 ? 16 - v->name.size() : 1, ' ');
+    std::cout << "  " << v->name << pad << v->summary << "\n";
+  }
+  std::cout << "\n`ywb VERB --help` describes a verb and its arguments.\n";
+}
+
 void printUsage() {
   std::cout << "YOLO Workbench " << ywb::kVersion << " - train YOLO object detectors natively\n\n"
             << "usage: ywb VERB [key=value ...] [--json] [--help]\n\nverbs:\n";
-  for (const auto& v : allVerbs()) {
-    std::string pad(v.name.size() < 16 ? 16 - v.name.size() : 1, ' ');
-    std::cout << "  " << v.name << pad << v.summary << "\n";
-  }
-  std::cout << "\n`ywb VERB --help` describes a verb and its arguments.\n";
+  std::vector<const Verb*> verbs;
+  for (const auto& v : allVerbs()) verbs.push_back(&v);
+  printVerbs(verbs);
 }
 
 }  // namespace
@@ -46,10 +52,24 @@ int main(int argc, char** argv) {
   size_t used = 0;
   const Verb* verb = findVerb(args.words, &used);
   if (!verb || used != args.words.size()) {
-    std::string name = args.words[0];
-    for (size_t i = 1; i < args.words.size(); ++i) name += " " + args.words[i];
-    std::cerr << "ywb: error: unknown verb '" << name << "'\n\n";
-    printUsage();
+    // A group's first word alone ("ywb bench --help") lists that group's verbs; anything else is an error.
+    const auto group = verbsInGroup(args.words[0]);
+    if (args.help && args.words.size() == 1 && !group.empty()) {
+      std::cout << "usage: ywb " << args.words[0] << " WORD [key=value ...] [--json] [--help]\n\nverbs:\n";
+      printVerbs(group);
+      return 0;
+    }
+    std::cerr << "ywb: error: " << unknownVerbMessage(args.words) << "\n";
+    if (verb) {
+      std::cerr << "`ywb " << verb->name << " --help` lists its arguments\n";
+    } else if (group.empty()) {
+      std::cerr << "\n";
+      printUsage();
+    } else {
+      std::cerr << "\n";
+      std::cout << "verbs:\n";
+      printVerbs(group);
+    }
     return 2;
   }
   if (args.help) {

@@ -20,6 +20,13 @@ const std::vector<Verb>& allVerbs();
 /// Finds the verb named by the longest prefix of `words`; sets *used to the number of words consumed.
 const Verb* findVerb(const std::vector<std::string>& words, size_t* used);
 
+/// The verbs whose first word is `group` ("bench": bench epoch, bench eval, ...); empty when it names no
+/// group.
+std::vector<const Verb*> verbsInGroup(const std::string& group);
+/// Why `words` (none of them key=value) name no verb: a group without its second word (listing them), a word
+/// after a whole verb, or an unknown verb with the closest verb's name when one is near.
+std::string unknownVerbMessage(const std::vector<std::string>& words);
+
 struct RegisterVerb {
   explicit RegisterVerb(Verb verb);
 };

@@ -70,6 +70,35 @@ class TestCli : public QObject {
     r = ywbRun({"frobnicate"});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("unknown verb 'frobnicate'"));
+    QVERIFY2(!r.err.contains("did you mean"), r.err.constData());  // no verb within two edits
+  }
+
+  void verbTyposAndGroupsAreAnswered() {
+    // Each expectation is what a user needs next; the suggested names are the registry's, two edits away
+    // at most ("trian" -> "train" is one transposition = two edits).
+    Result r = ywbRun({"trian", "data=x"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("unknown verb 'trian' (did you mean 'train'?)"), r.err.constData());
+    r = ywbRun({"dataset", "chek"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("(did you mean 'dataset check'?)"), r.err.constData());
+    QVERIFY(r.err.contains("'dataset' takes dataset check, dataset init, dataset synth"));
+    // A group's word alone: an error naming its verbs; with --help, the group's own usage (exit 0).
+    r = ywbRun({"bench"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(
+        r.err.contains("'bench' needs a second word: bench epoch, bench eval, bench loader, bench model, "
+                       "bench train"),
+        r.err.constData());
+    r = ywbRun({"model", "--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("usage: ywb model WORD") && r.out.contains("model info"), r.out.constData());
+    QVERIFY(!r.out.contains("bench epoch"));  // only that group's verbs
+    // A second bare word after a whole verb is an argument without '=', not another verb.
+    r = ywbRun({"train", "yolov8n.yaml"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("unexpected word 'yolov8n.yaml' after 'train': arguments are key=value"),
+             r.err.constData());
   }
 
   void predictLineCountsEachClass() {

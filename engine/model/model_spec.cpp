@@ -95,6 +95,21 @@ void parseSection(const YAML::Node& rows, const std::string& section, const std:
   }
 }
 
+// A top-level value of the model YAML as T, or an error naming the key, its text and its line ("end2end:
+// 'sometimes' is not true/false (line 10)") instead of yaml-cpp's bare "bad conversion".
+template <class T>
+T topValue(const YAML::Node& node, const std::string& key, const std::string& where, const char* expected) {
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    const int line = node.Mark().line + 1;
+    if (node.IsScalar())
+      fail(where, ": ", key, ": '", node.Scalar(), "' is not ", expected, " (line ", line, ")");
+    fail(where, ": ", key, ": expected ", expected, ", found ", node.IsSequence() ? "a list" : "a mapping",
+         " (line ", line, ")");
+  }
+}
+
 }  // namespace
 
 int64_t roundHalfEven(double x) {
@@ -183,9 +198,11 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc, const std::stri
   }
   if (!root.IsMap()) fail(where, ": expected a YAML mapping with backbone and head");
   try {
-    spec.nc = nc > 0 ? nc : (root["nc"] ? root["nc"].as<int64_t>() : 80);
-    if (root["depth_multiple"]) spec.depth = root["depth_multiple"].as<double>();
-    if (root["width_multiple"]) spec.width = root["width_multiple"].as<double>();
+    spec.nc = nc > 0 ? nc : (root["nc"] ? topValue<int64_t>(root["nc"], "nc", where, "a whole number") : 80);
+    if (root["depth_multiple"])
+      spec.depth = topValue<double>(root["depth_multiple"], "depth_multiple", where, "a number");
+    if (root["width_multiple"])
+      spec.width = topValue<double>(root["width_multiple"], "width_multiple", where, "a number");
     const YAML::Node scales = root["scales"];
     if (scales && scales.IsMap() && scales.size() > 0) {
       // A top-level `scale:` (what Ultralytics stores in checkpoints, and what yaml() records) picks the
@@ -201,17 +218,20 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc, const std::stri
       spec.scale = requested_scale;
       // Record the scale in the text so the YAML alone rebuilds this model (checkpoints store yaml()).
       if (!root["scale"]) spec.yaml = "scale: " + requested_scale + "\n" + spec.yaml;
-      spec.depth = s[0].as<double>();
-      spec.width = s[1].as<double>();
-      spec.max_channels = s[2].as<int64_t>();
+      const std::string key = "scales: " + requested_scale;
+      spec.depth = topValue<double>(s[0], key + " depth", where, "a number");
+      spec.width = topValue<double>(s[1], key + " width", where, "a number");
+      spec.max_channels = topValue<int64_t>(s[2], key + " max_channels", where, "a whole number");
     }
   } catch (const YAML::Exception& e) {
     fail(where, ": ", e.what());
   }
   if (spec.nc < 1) fail(where, ": nc must be >= 1");
   try {
-    if (root["end2end"] && !root["end2end"].IsNull()) spec.end2end = root["end2end"].as<bool>();
-    if (root["reg_max"]) spec.reg_max = root["reg_max"].as<int64_t>();
+    if (root["end2end"] && !root["end2end"].IsNull())
+      spec.end2end = topValue<bool>(root["end2end"], "end2end", where, "true/false");
+    if (root["reg_max"])
+      spec.reg_max = topValue<int64_t>(root["reg_max"], "reg_max", where, "a whole number");
     spec.modules = root["ultralytics_modules"] ? root["ultralytics_modules"].as<std::string>()
                    : modules.empty()           ? std::string(kUltralyticsModules)
                                                : modules;

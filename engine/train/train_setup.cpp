@@ -210,8 +210,9 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   const ParamGroups groups = splitParamGroups(*s.model);
   s.optimizer = makeOptimizer(groups, s.optim_choice, decay);
   std::ostringstream os;
-  os << "optimizer: " << s.optim_choice.name << (s.optim_choice.auto_chosen ? " (auto)" : "")
-     << "(lr=" << s.initial_lr << ", momentum=" << s.optim_choice.momentum << ") with "
+  os << "optimizer: " << s.optim_choice.name << "(lr=" << s.initial_lr
+     << ", momentum=" << s.optim_choice.momentum << ")"
+     << (s.optim_choice.auto_chosen ? " chosen by optimizer=auto," : "") << " with "
      << describeGroups(*s.optimizer) << "; accumulate " << s.accumulate << " batches (nbs " << a.nbs << ")";
   s.log(os.str());
   s.warmup_iters = warmupIterations(a.warmup_epochs, nb);

@@ -309,6 +309,17 @@ class TestModelYolo26 : public QObject {
       buildModel("nc: 2\nbackbone:\n  - [-1, 1, A2C2f, [16]]\nhead:\n  - [[0], 1, Detect, [nc]]\n", 0);
     });
     QVERIFY2(e2.contains("layer 0 (A2C2f)") && e2.contains("unknown module"), qPrintable(e2));
+    // A top-level value of the wrong kind names its key, its text and its line (lines counted by hand in
+    // each YAML below; yaml-cpp alone said "bad conversion").
+    const std::string rows = "backbone:\n  - [-1, 1, Conv, [16, 3, 2]]\nhead:\n  - [[0], 1, Detect, [nc]]\n";
+    const QString e3 = qErrorOf([&] { buildModel("nc: 2\nend2end: sometimes\n" + rows, 0); });
+    QVERIFY2(e3.contains("end2end: 'sometimes' is not true/false (line 2)"), qPrintable(e3));
+    const QString e4 = qErrorOf([&] { buildModel("nc: 2\nreg_max: [1]\n" + rows, 0); });
+    QVERIFY2(e4.contains("reg_max: expected a whole number, found a list (line 2)"), qPrintable(e4));
+    const QString e5 = qErrorOf([&] { buildModel("nc: eighty\n" + rows, 0); });
+    QVERIFY2(e5.contains("nc: 'eighty' is not a whole number (line 1)"), qPrintable(e5));
+    const QString e6 = qErrorOf([&] { buildModel("nc: 2\nscales:\n  n: [0.5, quarter, 1024]\n" + rows, 0); });
+    QVERIFY2(e6.contains("scales: n width: 'quarter' is not a number (line 3)"), qPrintable(e6));
   }
 };
 

@@ -92,7 +92,20 @@ std::vector<std::string> readNames(const YAML::Node& doc, const std::string& yam
 DataConfig loadDataConfig(const std::string& yaml_path) {
   std::error_code ec;
   if (!fs::is_regular_file(yaml_path, ec)) {
-    fail("dataset file '", yaml_path, "' not found; pass data=path/to/data.yaml");
+    if (fs::is_directory(yaml_path, ec)) {
+      const fs::path inside = fs::path(yaml_path) / "data.yaml";
+      fail("dataset '", yaml_path, "' is a folder; pass data=path/to/data.yaml",
+           fs::is_regular_file(inside, ec) ? " (here: data=" + inside.string() + ")"
+                                           : " (it holds no data.yaml: `ywb dataset init path=" + yaml_path +
+                                                 " names=...` writes one for an images/labels folder)");
+    }
+    // A bare name (coco8.yaml) is how Ultralytics names the datasets it downloads; say that we do not.
+    const bool bare = fs::path(yaml_path).parent_path().empty();
+    fail("dataset file '", yaml_path, "' not found; pass data=path/to/data.yaml",
+         bare ? " (Ultralytics downloads its named datasets such as coco8.yaml; ywb reads datasets from disk "
+                "only: "
+                "put the dataset and its data.yaml on this machine, or make one with `ywb dataset synth`)"
+              : "");
   }
   YAML::Node doc;
   try {

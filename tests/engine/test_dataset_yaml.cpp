@@ -244,6 +244,25 @@ class TestDatasetYaml : public QObject {
     o.names = {"thing"};
     QCOMPARE(ywb::initDatasetYaml(o).names_source, std::string("names="));
   }
+
+  // data= given as what it is not: a folder (with or without a data.yaml in it), or a bare Ultralytics
+  // dataset name, which Ultralytics would download. Each message says what to pass instead.
+  void dataPathMistakesAreNamed() {
+    QTemporaryDir dir;
+    const std::string root = synth(dir);
+    writeText(fs::path(root) / "data.yaml", "path: .\ntrain: images/train\nval: images/val\nnames: [a]\n");
+    QString e = qErrorOf([&] { ywb::loadDataConfig(root); });
+    QVERIFY2(e.contains("is a folder; pass data=path/to/data.yaml (here: data=" +
+                        QString::fromStdString(root) + "/data.yaml)"),
+             qPrintable(e));
+    e = qErrorOf([&] { ywb::loadDataConfig(dir.path().toStdString()); });
+    QVERIFY2(e.contains("it holds no data.yaml: `ywb dataset init path="), qPrintable(e));
+    e = qErrorOf([&] { ywb::loadDataConfig("coco8.yaml"); });  // no such file in the test's working folder
+    QVERIFY2(e.contains("not found") && e.contains("Ultralytics downloads its named datasets"),
+             qPrintable(e));
+    e = qErrorOf([&] { ywb::loadDataConfig(root + "/nope.yaml"); });  // a path: no word about Ultralytics
+    QVERIFY2(e.contains("not found") && !e.contains("Ultralytics"), qPrintable(e));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestDatasetYaml)

@@ -206,8 +206,9 @@ QString PredictionsTab::validationPath(const ywb::ValReport& r) const {
   // Which head and post-processing gave these detections: what the engine reports it ran.
   if (r.nms_free)
     return tr(
-        "End-to-end model, NMS-free: its one-to-one head's best detections (top-k; the NMS time above "
-        "is that selection). Untick end-to-end for its one-to-many head with NMS.");
+        "End-to-end model, NMS-free: its one-to-one head's best detections (top-k). Untick end-to-end for "
+        "its "
+        "one-to-many head with NMS.");
   if (r.end2end_model)
     return tr("End-to-end model through its one-to-many head with NMS at IoU %1 (end2end=false).")
         .arg(iou_->value() / 100.0, 0, 'f', 2);
@@ -219,9 +220,13 @@ void PredictionsTab::showReport(const ywb::ValReport& r) {
   iou_->setEnabled(!r.nms_free);  // no NMS ran: its IoU had no part in these detections
   iou_label_->setEnabled(!r.nms_free);
   const auto& m = r.metrics;
-  summary_->setText(tr("%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   "
-                       "%7 ms inference + %8 ms NMS per image")
-                        .arg(m.images)
+  // The post-processing time is named for what ran: NMS, or the NMS-free top-k selection.
+  const QString line = r.nms_free
+                           ? tr("%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   "
+                                "%7 ms inference + %8 ms top-k (no NMS) per image")
+                           : tr("%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   "
+                                "%7 ms inference + %8 ms NMS per image");
+  summary_->setText(line.arg(m.images)
                         .arg(m.instances)
                         .arg(m.precision, 0, 'f', 3)
                         .arg(m.recall, 0, 'f', 3)

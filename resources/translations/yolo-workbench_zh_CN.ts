@@ -1086,6 +1086,10 @@
         <translation>%1 张图像，%2 个实例：P %3  R %4  mAP50 %5  mAP50-95 %6（COCO 精确）   每张图像推理 %7 毫秒 + NMS %8 毫秒</translation>
     </message>
     <message>
+        <source>%1 images, %2 instances: P %3  R %4  mAP50 %5  mAP50-95 %6 (COCO-exact)   %7 ms inference + %8 ms top-k (no NMS) per image</source>
+        <translation>%1 张图像，%2 个实例：P %3  R %4  mAP50 %5  mAP50-95 %6（COCO 精确）   每张图像推理 %7 毫秒 + top-k（无 NMS）%8 毫秒</translation>
+    </message>
+    <message>
         <source>Cannot read %1</source>
         <translation>无法读取 %1</translation>
     </message>
@@ -1114,8 +1118,8 @@
         <translation>端到端模型（YOLO26）：勾选时使用一对一检测头的检测结果，不做 NMS；不勾选时使用一对多检测头，并按旁边的 IoU 做 NMS（end2end=false）。其他模型始终使用 NMS。</translation>
     </message>
     <message>
-        <source>End-to-end model, NMS-free: its one-to-one head&apos;s best detections (top-k; the NMS time above is that selection). Untick end-to-end for its one-to-many head with NMS.</source>
-        <translation>端到端模型，无 NMS：一对一检测头的最佳检测结果（top-k；上面的 NMS 时间即该选择的用时）。取消勾选“端到端”可改用一对多检测头加 NMS。</translation>
+        <source>End-to-end model, NMS-free: its one-to-one head&apos;s best detections (top-k). Untick end-to-end for its one-to-many head with NMS.</source>
+        <translation>端到端模型，无 NMS：一对一检测头的最佳检测结果（top-k）。取消勾选“端到端”可改用一对多检测头加 NMS。</translation>
     </message>
     <message>
         <source>End-to-end model through its one-to-many head with NMS at IoU %1 (end2end=false).</source>

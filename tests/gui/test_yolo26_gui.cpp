@@ -151,6 +151,10 @@ class TestYolo26Gui : public QObject {
     QVERIFY(pred->report().end2end_model);
     QVERIFY(pred->report().nms_free);
     QVERIFY2(summary->text().contains("NMS-free"), qPrintable(summary->text()));
+    // The post-processing time is named for what ran (the top-k selection, not NMS), as `ywb val` names it.
+    QVERIFY2(
+        summary->text().contains("ms top-k (no NMS) per image") && !summary->text().contains("ms NMS per"),
+        qPrintable(summary->text()));
     QVERIFY(pred->report().detections.size() == 64);  // every val image, for the viewer
     QTest::qWait(100);
     QVERIFY(w.grab().save(shotsDir() + "/yolo26_predictions_nms_free.png"));
@@ -164,6 +168,7 @@ class TestYolo26Gui : public QObject {
     QVERIFY(pred->report().end2end_model);
     QVERIFY(!pred->report().nms_free);
     QVERIFY2(summary->text().contains("one-to-many head with NMS"), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains("ms NMS per image"), qPrintable(summary->text()));
     QVERIFY2(std::abs(map_nms - map_e2e) > 1e-4, qPrintable(QString("%1 vs %2").arg(map_nms).arg(map_e2e)));
     QVERIFY2(map_nms > 0.05, qPrintable(QString::number(map_nms)));
     qInfo("yolo26n-shapes.pt mAP50-95: NMS-free %.4f (Ultralytics %.4f), one-to-many + NMS %.4f", map_e2e,

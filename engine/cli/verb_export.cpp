@@ -53,7 +53,8 @@ int runExport(const Args& a) {
 const RegisterVerb reg{
     {"export", "export weights to safetensors and/or ONNX, verified by a second reader/runtime",
      "weights=FILE format=safetensors,onnx [imgsz=from weights] [half=false] [dynamic=false] [batch=1]\n"
-     "        [opset=12] [end2end=true] [max_det=300] [verify=true] [source=IMAGE|DIR] [verify_images=4]\n"
+     "        [opset=12] [end2end=true] [max_det=300] [verify=true] [source=IMAGE|DIR|LIST.txt|PATTERN] "
+     "[verify_images=4]\n"
      "        [out_dir=DIR] [name=STEM] [--json]\n\n"
      "weights= is a training checkpoint (its EMA weights are exported) or exported safetensors weights,\n"
      "or an official name (yolo11n.pt, `ywb weights list`; exported into the working folder).\n"

@@ -55,7 +55,7 @@ int runPredict(const Args& a) {
   o.end2end = a.boolean("end2end", o.end2end);
   o.save_txt = a.boolean("save_txt", true);
   if (o.weights.empty() || o.source.empty())
-    throw Error("predict needs weights=FILE and source=IMAGE|FOLDER");
+    throw Error("predict needs weights=FILE and source=IMAGE|FOLDER|LIST.txt|PATTERN");
   o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", "predict"));
   const PredictReport r = predictImages(o);
   if (a.json) {
@@ -84,14 +84,18 @@ int runPredict(const Args& a) {
 
 const RegisterVerb reg{
     {"predict", "detect objects in an image or a folder; write annotated images and YOLO labels",
-     "weights=FILE.safetensors source=IMAGE|FOLDER [conf=0.25] [iou=0.7] [imgsz=from weights] [max_det=300]\n"
+     "weights=FILE.safetensors source=IMAGE|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
+     "weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [save_txt=true] [project=runs/detect] [name=predict] "
      "[end2end=true] [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "prediction\n"
      "file labels/<stem>.txt per image (class cx cy w h confidence, normalised). weights= may also be an\n"
      "official name (yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) predicts NMS-free from\n"
-     "its one-to-one head; end2end=false takes its one-to-many head with NMS.",
+     "its one-to-one head; end2end=false takes its one-to-many head with NMS.\n"
+     "source= is an image, a folder (searched recursively), a .txt file listing images (one per line,\n"
+     "relative to its folder) or a glob pattern such as 'images/*.jpg' (quote it for the shell), as a\n"
+     "data.yaml split may be; listed images that do not exist are reported and skipped.",
      runPredict}};
 
 }  // namespace

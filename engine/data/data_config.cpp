@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "data/image_list.h"
 #include "ywb/dataset.h"
 
 namespace fs = std::filesystem;
@@ -46,7 +47,7 @@ std::vector<std::string> readSplit(const YAML::Node& doc, const char* key, const
   for (const auto& r : raw) {
     const std::string p = resolve(root, r);
     std::error_code ec;
-    if (!fs::exists(p, ec)) {
+    if (!fs::exists(p, ec) && !isSourcePattern(p)) {
       fail(yaml, ": ", key, " path '", p, "' does not exist (from '", key, ": ", r,
            "', relative to the dataset root '", root.string(), "'); fix the path or create the folder");
     }

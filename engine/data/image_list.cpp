@@ -6,6 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include <glob.h>
+
 #include "core/error.h"
 
 namespace fs = std::filesystem;
@@ -41,6 +43,63 @@ void listFolderInto(const fs::path& dir, std::vector<std::string>& out, std::vec
   }
 }
 
+// The paths a pattern matches (glob(3): * ? [...] within one path component, no `**`), sorted.
+std::vector<std::string> globPaths(const std::string& pattern) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  if (rc == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+  globfree(&g);
+  if (rc != 0 && rc != GLOB_NOMATCH) fail("cannot expand the pattern '", pattern, "'");
+  return out;
+}
+
+// Adds one source's images to `r`: a folder (recursively; its mirrored labels folder to `label_dirs`), a .txt
+// list (entries relative to its folder), an image, or a pattern of any of these. `what` names the source in
+// errors ("split source 'x'", "source=x").
+void addSource(const std::string& src, const std::string& what, SplitFiles& r,
+               std::vector<fs::path>& label_dirs) {
+  std::error_code ec;
+  const fs::path p(src);
+  if (isSourcePattern(src)) {
+    const std::vector<std::string> matches = globPaths(src);
+    if (matches.empty()) fail(what, ": the pattern matches no file");
+    for (const auto& m : matches)
+      if (fs::is_directory(m, ec) || lower(fs::path(m).extension().string()) == ".txt" || isImageFile(m))
+        addSource(m, what, r, label_dirs);
+  } else if (fs::is_directory(p, ec)) {
+    listFolderInto(p, r.images, r.missing);
+    const std::string mirrored = labelPathFor((p / "x.jpg").string());
+    label_dirs.push_back(fs::path(mirrored).parent_path());
+  } else if (lower(p.extension().string()) == ".txt") {
+    std::ifstream in(src);
+    if (!in) fail(what, ": cannot read the image list '", src, "'");
+    std::string line;
+    while (std::getline(in, line)) {
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      size_t b = 0;
+      while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+      line = line.substr(b);
+      if (line.empty() || line[0] == '#') continue;
+      fs::path img(line);
+      if (!img.is_absolute()) img = p.parent_path() / img;
+      img = img.lexically_normal();
+      if (fs::is_regular_file(img, ec)) {
+        r.images.push_back(img.string());
+      } else {
+        r.missing.push_back(img.string());
+      }
+    }
+  } else if (fs::is_regular_file(p, ec) && isImageFile(src)) {
+    r.images.push_back(p.lexically_normal().string());
+  } else {
+    fail(what,
+         " is neither a folder, a .txt image list, an image (jpg, jpeg, png, bmp, tif, tiff, webp) nor a ",
+         "pattern such as images/*.jpg");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> listImageFolder(const std::string& dir, std::vector<std::string>* broken) {
@@ -49,6 +108,11 @@ std::vector<std::string> listImageFolder(const std::string& dir, std::vector<std
   std::sort(out.begin(), out.end());
   if (broken) *broken = std::move(links);
   return out;
+}
+
+bool isSourcePattern(const std::string& src) {
+  std::error_code ec;
+  return src.find_first_of("*?[") != std::string::npos && !fs::exists(src, ec);
 }
 
 bool isImageFile(const std::string& path) {
@@ -70,38 +134,7 @@ std::string labelPathFor(const std::string& image_path) {
 SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
   SplitFiles r;
   std::vector<fs::path> label_dirs;
-  for (const auto& src : sources) {
-    std::error_code ec;
-    const fs::path p(src);
-    if (fs::is_directory(p, ec)) {
-      listFolderInto(p, r.images, r.missing);
-      const std::string mirrored = labelPathFor((p / "x.jpg").string());
-      label_dirs.push_back(fs::path(mirrored).parent_path());
-    } else if (lower(p.extension().string()) == ".txt") {
-      std::ifstream in(src);
-      if (!in) fail("cannot read image list '", src, "'");
-      std::string line;
-      while (std::getline(in, line)) {
-        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-        size_t b = 0;
-        while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
-        line = line.substr(b);
-        if (line.empty() || line[0] == '#') continue;
-        fs::path img(line);
-        if (!img.is_absolute()) img = p.parent_path() / img;
-        img = img.lexically_normal();
-        if (fs::is_regular_file(img, ec)) {
-          r.images.push_back(img.string());
-        } else {
-          r.missing.push_back(img.string());
-        }
-      }
-    } else if (fs::is_regular_file(p, ec) && isImageFile(src)) {
-      r.images.push_back(p.lexically_normal().string());
-    } else {
-      fail("split source '", src, "' is neither a folder, a .txt image list nor an image");
-    }
-  }
+  for (const auto& src : sources) addSource(src, "split source '" + src + "'", r, label_dirs);
   std::sort(r.images.begin(), r.images.end());
   r.images.erase(std::unique(r.images.begin(), r.images.end()), r.images.end());
 
@@ -122,6 +155,25 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
   std::sort(r.orphans.begin(), r.orphans.end());
   r.orphans.erase(std::unique(r.orphans.begin(), r.orphans.end()), r.orphans.end());
   return r;
+}
+
+std::vector<std::string> listSourceImages(const std::string& source, const std::string& what,
+                                          std::vector<std::string>* missing) {
+  std::error_code ec;
+  if (!isSourcePattern(source) && !fs::exists(source, ec))
+    fail(what, ": no such image, folder, .txt image list or pattern");
+  SplitFiles r;
+  std::vector<fs::path> label_dirs;
+  addSource(source, what, r, label_dirs);
+  std::sort(r.images.begin(), r.images.end());
+  r.images.erase(std::unique(r.images.begin(), r.images.end()), r.images.end());
+  if (r.images.empty())
+    fail(what, ": no images (jpg, jpeg, png, bmp, tif, tiff, webp) there",
+         r.missing.empty()
+             ? ""
+             : "; " + std::to_string(r.missing.size()) + " listed or linked image(s) do not exist");
+  if (missing) *missing = std::move(r.missing);
+  return r.images;
 }
 
 }  // namespace ywb

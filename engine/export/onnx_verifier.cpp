@@ -105,16 +105,7 @@ std::vector<at::Tensor> verificationInputs(const std::string& source, int count,
     if (used) used->push_back("synthetic");
     return out;
   }
-  std::vector<std::string> paths;
-  if (fs::is_directory(source)) {
-    for (const auto& e : fs::recursive_directory_iterator(source))
-      if (e.is_regular_file() && isImageFile(e.path().string())) paths.push_back(e.path().string());
-    std::sort(paths.begin(), paths.end());
-  } else if (fs::is_regular_file(source)) {
-    paths.push_back(source);
-  } else {
-    fail("verification images '", source, "': no such image or folder");
-  }
+  const std::vector<std::string> paths = listSourceImages(source, "verification images source=" + source);
   for (const auto& p : paths) {
     if (int(out.size()) >= count) break;
     try {

@@ -29,20 +29,15 @@ namespace fs = std::filesystem;
 namespace ywb {
 namespace {
 
-// The images of source= (an image or a folder, listed as dataset folders are); links to missing images
-// are reported in `skipped`.
+// The images of source= (an image, a folder, a .txt list or a pattern, resolved as dataset sources are);
+// entries that name no file are reported in `skipped`.
 std::vector<std::string> sourceImages(const std::string& source, std::vector<std::string>& skipped) {
-  std::vector<std::string> out;
-  if (fs::is_directory(source)) {
-    std::vector<std::string> broken;
-    out = listImageFolder(source, &broken);
-    for (const auto& b : broken)
-      skipped.push_back(b + ": broken link (the image it points to does not exist)");
-    if (out.empty()) fail("source=", source, ": no images (jpg, jpeg, png, bmp, tif, webp) in that folder");
-  } else if (fs::is_regular_file(source)) {
-    out.push_back(source);
-  } else {
-    fail("source=", source, ": no such image or folder");
+  std::vector<std::string> missing;
+  std::vector<std::string> out = listSourceImages(source, "source=" + source, &missing);
+  for (const auto& m : missing) {
+    std::error_code ec;
+    skipped.push_back(m + (fs::is_symlink(m, ec) ? ": broken link (the image it points to does not exist)"
+                                                 : ": listed, but no such file"));
   }
   return out;
 }

@@ -146,6 +146,41 @@ class TestCli : public QObject {
     QVERIFY2(found > 0, "no image had two detections: the plural went untested");
   }
 
+  // source= as Ultralytics takes it besides an image or a folder: a glob pattern and a .txt list (relative
+  // entries from the list's folder). The expected images are the folder's own listing through the same
+  // wildcard (QDir), and the list's two existing entries; its missing entry is reported, not fatal.
+  void predictTakesPatternsAndLists() {
+    QTemporaryDir dir;
+    const QString val = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/images/val";
+    const QStringList want = QDir(val).entryList({"val_0000?.jpg"}, QDir::Files, QDir::Name);
+    QCOMPARE(want.size(), 10);
+    const QStringList common = {
+        "predict", "weights=" + QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt",
+        "device=cpu", "project=" + dir.path(), "--json"};
+    Result r = ywbRun(common + QStringList{"source=" + val + "/val_0000?.jpg", "name=glob"});
+    QCOMPARE(r.code, 0);
+    QStringList got;
+    for (const auto& v : QJsonDocument::fromJson(r.out).object()["images"].toArray())
+      got << QFileInfo(v.toObject()["image"].toString()).fileName();
+    QCOMPARE(got, want);
+
+    QFile list(dir.path() + "/list.txt");
+    QVERIFY(list.open(QIODevice::WriteOnly));
+    list.write((val + "/" + want[3] + "\n# a comment\n" + val + "/" + want[7] + "\ngone.jpg\n").toUtf8());
+    list.close();
+    r = ywbRun(common + QStringList{"source=" + list.fileName(), "name=list"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["images"].toArray().size(), 2);
+    QCOMPARE(j["skipped"].toArray().size(), 1);
+    QVERIFY2(j["skipped"].toArray()[0].toString().endsWith("gone.jpg: listed, but no such file"),
+             qPrintable(j["skipped"].toArray()[0].toString()));
+
+    r = ywbRun(common + QStringList{"source=" + val + "/*.png", "name=none"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("the pattern matches no file"), r.err.constData());
+  }
+
   void cxxRuntimeIsLoadedBeforeLibTorch() {
     // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
     // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an

@@ -286,6 +286,34 @@ class TestDataScan : public QObject {
     (void)yaml;
   }
 
+  // A split source may be a glob pattern, as in Ultralytics' data.yaml (`images/train/*.jpg`). Expected
+  // counts from kStems by hand: "*.jpg" takes all four, "00000000003?.jpg" the two ending in 30 and 34.
+  // A pattern that matches nothing names itself; an existing folder whose name holds '[' is a folder.
+  void patternSources() {
+    QTemporaryDir dir;
+    const std::string root = fs::path(makeDataset(dir)).parent_path().string();
+    std::string names = "names: [c0";  // the 80 classes of coco128's labels, as makeDataset names them
+    for (int i = 1; i < 80; ++i) names += ", c" + std::to_string(i);
+    names += "]\n";
+    writeText(root + "/p.yaml",
+              "path: .\ntrain: images/train/*.jpg\nval: images/val/00000000003?.jpg\n" + names);
+    const ywb::DataConfig cfg = ywb::loadDataConfig(root + "/p.yaml");
+    QCOMPARE(ywb::scanSplit(cfg, "train", {2, false}).report.images, 4);
+    const ywb::ScannedSplit val = ywb::scanSplit(cfg, "val", {2, false});
+    QCOMPARE(val.report.images, 2);
+    QCOMPARE(val.report.with_labels, 2);  // the labels are found beside a pattern's images
+
+    writeText(root + "/none.yaml", "path: .\ntrain: images/train/*.png\nval: images/val\n" + names);
+    const QString e = qErrorOf([&] { ywb::scanSplit(ywb::loadDataConfig(root + "/none.yaml"), "train"); });
+    QVERIFY2(e.contains("images/train/*.png") && e.contains("the pattern matches no file"), qPrintable(e));
+
+    fs::create_directories(root + "/set [v2]");
+    fs::rename(root + "/images", root + "/set [v2]/images");
+    fs::rename(root + "/labels", root + "/set [v2]/labels");
+    writeText(root + "/b.yaml", "path: .\ntrain: set [v2]/images/train\nval: set [v2]/images/val\n" + names);
+    QCOMPARE(ywb::scanSplit(ywb::loadDataConfig(root + "/b.yaml"), "train", {2, false}).report.images, 4);
+  }
+
   void yamlErrorsAreSpecific() {
     QTemporaryDir dir;
     makeDataset(dir);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "data/image_io.h"
+#include "data/image_list.h"
 #include "data/label_parser.h"
 #include "ywb/coco_eval.h"
 #include "ywb/dataset.h"
@@ -58,7 +59,10 @@ void dataYaml(const uint8_t* data, size_t size, const std::string& dir) {
   promise(!c.names.empty(), "a loaded data.yaml has class names");
   promise(!c.train.empty() && !c.val.empty(), "a loaded data.yaml has train and val");
   for (const auto* split : {&c.train, &c.val, &c.test})
-    for (const std::string& p : *split) promise(fs::exists(p), "split paths exist");
+    for (const std::string& p : *split) {
+      std::error_code ec;  // a pattern may be longer than a file name may be: no exception for that
+      promise(fs::exists(p, ec) || isSourcePattern(p), "split paths exist or are patterns");
+    }
 }
 
 void argsYaml(const uint8_t* data, size_t size) {

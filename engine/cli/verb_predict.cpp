@@ -1,7 +1,9 @@
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/verb_registry.h"
 #include "cli/weights_arg.h"
@@ -40,9 +42,26 @@ std::string classCounts(const std::vector<DetBox>& boxes, const std::vector<std:
   return s.empty() ? "no detections" : s;
 }
 
+// classes=0,2 (or Ultralytics' [0, 2], or one id): the class ids; empty for all.
+std::vector<int> classIds(std::string text) {
+  std::vector<int> ids;
+  for (char& c : text)
+    if (c == '[' || c == ']' || c == '(' || c == ')' || c == ',') c = ' ';
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    char* end = nullptr;
+    const long v = std::strtol(word.c_str(), &end, 10);
+    if (*end != '\0' || v < 0)
+      throw Error("invalid value '" + word + "' in classes=: expected class ids such as 0 or 0,2");
+    ids.push_back(int(v));
+  }
+  return ids;
+}
+
 int runPredict(const Args& a) {
   a.requireKnown({"weights", "source", "conf", "iou", "imgsz", "max_det", "device", "project", "name",
-                  "save_txt", "agnostic_nms", "end2end"});
+                  "save_txt", "save_conf", "classes", "agnostic_nms", "end2end"});
   PredictOptions o;
   o.weights = resolveWeightsArg(a.str("weights"), a.json);
   o.source = a.str("source");
@@ -54,6 +73,8 @@ int runPredict(const Args& a) {
   o.agnostic = a.boolean("agnostic_nms", false);
   o.end2end = a.boolean("end2end", o.end2end);
   o.save_txt = a.boolean("save_txt", true);
+  o.save_conf = a.boolean("save_conf", false);
+  o.classes = classIds(a.str("classes"));
   if (o.weights.empty() || o.source.empty())
     throw Error("predict needs weights=FILE and source=IMAGE|FOLDER|LIST.txt|PATTERN");
   o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", "predict"));
@@ -86,11 +107,13 @@ const RegisterVerb reg{
     {"predict", "detect objects in an image or a folder; write annotated images and YOLO labels",
      "weights=FILE.safetensors source=IMAGE|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
      "weights] [max_det=300]\n"
-     "        [device=cpu|0] [agnostic_nms=false] [save_txt=true] [project=runs/detect] [name=predict] "
-     "[end2end=true] [--json]\n\n"
+     "        [device=cpu|0] [agnostic_nms=false] [classes=all] [save_txt=true] [save_conf=false]\n"
+     "        [project=runs/detect] [name=predict] [end2end=true] [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
-     "prediction\n"
-     "file labels/<stem>.txt per image (class cx cy w h confidence, normalised). weights= may also be an\n"
+     "label\n"
+     "file labels/<stem>.txt per image (class cx cy w h, normalised: usable as training labels; save_conf\n"
+     "adds the confidence as a sixth column). classes=0,2 keeps only those class ids (Ultralytics'\n"
+     "rule: an anchor whose best class is another one is dropped before NMS). weights= may also be an\n"
      "official name (yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) predicts NMS-free from\n"
      "its one-to-one head; end2end=false takes its one-to-many head with NMS.\n"
      "source= is an image, a folder (searched recursively), a .txt file listing images (one per line,\n"

@@ -63,10 +63,24 @@ void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::v
 
 // One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
 // one-to-many head.
-at::Tensor detectImage(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o) {
-  if (o.end2end && m.end2end())
-    return eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
-  return eval::nonMaxSuppression(m.predict(x), o.conf, o.iou, o.max_det, o.agnostic)[0];
+// With `classes`, Ultralytics' filter: NMS-free, the rows of other classes are dropped from the selection;
+// before NMS, an anchor whose best class (over all classes) is another one loses every score, so it is no
+// candidate (the same candidates as Ultralytics' filter after its best-class step).
+at::Tensor detectImage(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
+                       const at::Tensor& allowed) {
+  if (o.end2end && m.end2end()) {
+    const at::Tensor det =
+        eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
+    if (!allowed.defined()) return det;
+    return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
+  }
+  at::Tensor pred = m.predict(x);  // [1, 4 + nc, A]
+  if (allowed.defined()) {
+    const at::Tensor scores = pred.narrow(1, 4, pred.size(1) - 4);
+    const at::Tensor keep = allowed.to(pred.device()).index({scores.argmax(1)});  // [1, A]
+    pred = at::cat({pred.narrow(1, 0, 4), scores * keep.unsqueeze(1).to(scores.scalar_type())}, 1);
+  }
+  return eval::nonMaxSuppression(pred, o.conf, o.iou, o.max_det, o.agnostic)[0];
 }
 
 }  // namespace
@@ -124,12 +138,22 @@ ValReport validateWeights(const ValOptions& o) {
 
 PredictReport predictImages(const PredictOptions& o) {
   return guarded("predict", [&] {
-    if (o.weights.empty() || o.source.empty()) fail("predict needs weights=FILE and source=IMAGE|FOLDER");
+    if (o.weights.empty() || o.source.empty())
+      fail("predict needs weights=FILE and source=IMAGE|FOLDER|LIST.txt|PATTERN");
     configureTorchThreads(0);
     const at::Device device = pickDevice(o.device);
     LoadedModel lm = loadModelWeights(o.weights, device);
     lm.model->fuse();
     const int imgsz = o.imgsz > 0 ? o.imgsz : lm.imgsz;
+    at::Tensor allowed;  // [nc] bool, defined when classes= chose some
+    if (!o.classes.empty()) {
+      allowed = at::zeros({int64_t(lm.names.size())}, at::kBool);
+      for (const int c : o.classes) {
+        if (c < 0 || size_t(c) >= lm.names.size())
+          fail("classes=", c, ": the weights have classes 0..", lm.names.size() - 1);
+        allowed[c] = true;
+      }
+    }
     PredictReport rep;
     rep.names = lm.names;
     if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
@@ -153,7 +177,7 @@ PredictReport predictImages(const PredictOptions& o) {
                          .to(device)
                          .to(at::kFloat)
                          .div_(255.0);
-      at::Tensor det = detectImage(*lm.model, x, o);
+      at::Tensor det = detectImage(*lm.model, x, o, allowed);
       det = det.to(at::kCPU).contiguous();
       ImageDetections out;
       out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -172,9 +196,14 @@ PredictReport predictImages(const PredictOptions& o) {
         b.cls = int(d[k][5]);
         out.boxes.push_back(b);
         char line[160];
-        std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f %.5f\n", b.cls, (b.x1 + b.x2) / 2 / ow,
-                      (b.y1 + b.y2) / 2 / oh, (b.x2 - b.x1) / ow, (b.y2 - b.y1) / oh, b.score);
+        std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f", b.cls, (b.x1 + b.x2) / 2 / ow,
+                      (b.y1 + b.y2) / 2 / oh, (b.x2 - b.x1) / ow, (b.y2 - b.y1) / oh);
         txt += line;
+        if (o.save_conf) {
+          std::snprintf(line, sizeof line, " %.5f", b.score);
+          txt += line;
+        }
+        txt += "\n";
       }
       if (!o.out_dir.empty()) {
         const std::string stem = fs::path(path).stem().string();

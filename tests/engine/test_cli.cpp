@@ -181,6 +181,67 @@ class TestCli : public QObject {
     QVERIFY2(r.err.contains("the pattern matches no file"), r.err.constData());
   }
 
+  // classes= keeps one class: per image, exactly the unfiltered run's detections of that class (box and
+  // confidence), on both paths (NMS-free, and one-to-many + NMS, where the class-aware NMS of the other
+  // classes cannot touch them). Label files have Ultralytics' five columns unless save_conf adds a sixth,
+  // which is the JSON's confidence rounded to 5 decimals.
+  void predictKeepsOnlyTheClassesAsked() {
+    QTemporaryDir dir;
+    const QString images =
+        QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/images/val/val_000[0-2]?.jpg";
+    const QStringList common = {
+        "predict",
+        "weights=" + QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt",
+        "source=" + images,
+        "conf=0.1",
+        "device=cpu",
+        "project=" + dir.path(),
+        "--json"};
+    using Dets = QMap<QString, QList<QJsonObject>>;  // image -> detections
+    auto detections = [](const Result& r) {
+      Dets d;
+      for (const auto& v : QJsonDocument::fromJson(r.out).object()["images"].toArray())
+        for (const auto& det : v.toObject()["detections"].toArray())
+          d[v.toObject()["image"].toString()] << det.toObject();
+      return d;
+    };
+    for (const QString e2e : {"true", "false"}) {
+      const Result all = ywbRun(common + QStringList{"end2end=" + e2e, "name=all" + e2e});
+      QCOMPARE(all.code, 0);
+      const Dets every = detections(all);
+      QMap<int, int> per_class;
+      for (const auto& list : every)
+        for (const auto& d : list) ++per_class[d["class"].toInt()];
+      QVERIFY(!per_class.isEmpty());
+      const int cls = std::max_element(per_class.begin(), per_class.end()).key();  // the most frequent
+      QVERIFY2(per_class.size() > 1, "one class only: the filter would go untested");
+      const Result one =
+          ywbRun(common + QStringList{"end2end=" + e2e, "classes=[" + QString::number(cls) + "]",
+                                      "save_conf=true", "name=one" + e2e});
+      QCOMPARE(one.code, 0);
+      const Dets kept = detections(one);
+      int n = 0;
+      for (auto it = every.begin(); it != every.end(); ++it) {
+        QList<QJsonObject> want;
+        for (const auto& d : it.value())
+          if (d["class"].toInt() == cls) want << d;
+        QCOMPARE(kept.value(it.key()), want);
+        n += int(want.size());
+      }
+      QCOMPARE(n, per_class[cls]);
+      // Columns: five without save_conf, six with it (the confidence, as the JSON's to 5 decimals).
+      const QString stem = QFileInfo(kept.firstKey()).completeBaseName();
+      QFile five(dir.path() + "/all" + e2e + "/labels/" + stem + ".txt"),
+          six(dir.path() + "/one" + e2e + "/labels/" + stem + ".txt");
+      QVERIFY(five.open(QIODevice::ReadOnly) && six.open(QIODevice::ReadOnly));
+      QCOMPARE(QString(five.readLine()).split(' ').size(), 5);
+      const QStringList row = QString(six.readLine()).trimmed().split(' ');
+      QCOMPARE(row.size(), 6);
+      QCOMPARE(row[0].toInt(), cls);
+      QCOMPARE(row[5], QString::number(kept.first().first()["confidence"].toDouble(), 'f', 5));
+    }
+  }
+
   void cxxRuntimeIsLoadedBeforeLibTorch() {
     // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
     // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an

@@ -67,9 +67,13 @@ struct PredictOptions {
   int max_det = 300;
   std::string device;
   bool agnostic = false;
-  std::string out_dir;   ///< where annotated images (and labels/) go; empty = write nothing
-  bool save_txt = true;  ///< YOLO-format labels/<stem>.txt with confidences
-  bool end2end = true;   ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
+  std::string out_dir;     ///< where annotated images (and labels/) go; empty = write nothing
+  bool save_txt = true;    ///< YOLO-format labels/<stem>.txt (class cx cy w h, normalised)
+  bool save_conf = false;  ///< a sixth column with the confidence in those files (Ultralytics' save_conf)
+  bool end2end = true;     ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
+  /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best
+  /// class is not among them is no candidate; NMS-free, the selected rows of other classes are dropped.
+  std::vector<int> classes;
 };
 
 struct PredictReport {

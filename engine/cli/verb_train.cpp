@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -43,6 +44,8 @@ int runTrain(const Args& a) {
       a.requireKnown(known);
     }
   }
+  if (const std::string note = resolveResumeFlag(args); !note.empty() && !a.json)
+    std::cerr << "ywb: " << note << "\n";
   // Several ranks asked for and no launcher around us: start one process per rank (this binary again,
   // with torchrun's variables), relay rank 0's output and fail if any rank fails.
   // Counted from the arguments the run will use: a resumed run keeps its checkpoint's layout.
@@ -55,7 +58,11 @@ int runTrain(const Args& a) {
   if (!distEnvFromEnvironment().present && ranks > 1) {
     LaunchOptions lo;
     lo.argv = {"ywb", "train"};
-    for (const auto& [key, value] : a.values) lo.argv.push_back(key + "=" + value);
+    for (const auto& [key, value] : a.values) {  // resume=true as resolved here: every rank continues one run
+      if (key == "model" && std::find(args.given.begin(), args.given.end(), "model") == args.given.end())
+        continue;
+      lo.argv.push_back(key + "=" + (key == "resume" ? args.resume : value));
+    }
     if (a.json) lo.argv.push_back("--json");
     lo.world = ranks;
     lo.grace_s = resolved.dist_timeout + 30;

@@ -46,6 +46,44 @@ const std::vector<std::string>& resumeChangeableArgs() {
   return keys;
 }
 
+std::string resolveResumeFlag(TrainArgs& args) {
+  std::string flag = args.resume;
+  std::transform(flag.begin(), flag.end(), flag.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  std::error_code ec;
+  if ((flag != "true" && flag != "false") || fs::exists(args.resume, ec)) return "";
+  if (flag == "false") {
+    args.resume.clear();
+    args.given.erase(std::remove(args.given.begin(), args.given.end(), "resume"), args.given.end());
+    return "";
+  }
+  const bool model_is_run = !args.model.empty() && (fs::is_directory(args.model, ec) ||
+                                                    fs::path(args.model).extension() == ".safetensors");
+  if (model_is_run) {  // `resume model=runs/detect/train/weights/last.safetensors`, as in Ultralytics
+    args.resume = args.model;
+    args.given.erase(std::remove(args.given.begin(), args.given.end(), "model"), args.given.end());
+    return "resume=true: continuing " + args.resume + " (model=)";
+  }
+  // The newest weights/last.safetensors under the project folder (Ultralytics: the newest last*.pt in runs/).
+  std::string newest;
+  fs::file_time_type newest_time{};
+  fs::recursive_directory_iterator it(args.project, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path p = it->path();
+    if (p.filename() != "last.safetensors" || p.parent_path().filename() != "weights") continue;
+    const std::string run = p.parent_path().parent_path().string();
+    if (!fs::equivalent(CheckpointFiles::lastPath(run), p, ec)) continue;
+    const auto t = fs::last_write_time(p, ec);
+    if (!ec && (newest.empty() || t > newest_time)) newest = run, newest_time = t;
+    ec.clear();
+  }
+  if (newest.empty())
+    fail("resume=true: no run with weights/last.safetensors under '", args.project,
+         "' (project=); give the run instead: resume=", args.project, "/NAME");
+  args.resume = newest;
+  return "resume=true: continuing " + newest + ", the run under " + args.project + " saved last";
+}
+
 std::string resolveResumeCheckpoint(const std::string& path) {
   if (fs::is_directory(path)) {
     const std::string last = CheckpointFiles::lastPath(path);

@@ -2,12 +2,18 @@
 // augmentation rows that AugmentParams is generated from.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
 
 #include "cli_runner.h"
 #include "core/atomic_file.h"
 #include "ywb/augment.h"
 #include "ywb/error.h"
 #include "ywb/train_args.h"
+#include "ywb/trainer.h"
+
+namespace fs = std::filesystem;
 
 class TestTrainArgs : public QObject {
   Q_OBJECT
@@ -96,6 +102,66 @@ class TestTrainArgs : public QObject {
       QVERIFY2(QString(e.what()).contains("args.yaml:2: split=holdout: expected val, test or train"),
                e.what());
     }
+  }
+
+  // `resume=true` on a command line, as Ultralytics takes it: the run under project= saved last (by the
+  // modification time of weights/last.safetensors, set here by hand), or model= when that is a run's
+  // checkpoint; `resume=false` is no resume; an existing folder named "true" is a path.
+  void resumeTrueFindsTheRun() {
+    QTemporaryDir dir;
+    const std::string project = dir.path().toStdString() + "/runs";
+    const auto run = [&](const std::string& name, int minutes_ago) {
+      const fs::path last = fs::path(project) / name / "weights/last.safetensors";
+      fs::create_directories(last.parent_path());
+      ywb::writeFileAtomic(last.string(), "x");
+      fs::last_write_time(last, fs::file_time_type::clock::now() - std::chrono::minutes(minutes_ago));
+    };
+    run("train", 30);
+    run("train2", 5);  // the newest
+    run("train3", 60);
+    fs::create_directories(project + "/train4/weights");  // died before its first checkpoint: not a candidate
+    ywb::TrainArgs a;
+    a.set("project", project);
+    a.set("resume", "True");
+    const std::string note = ywb::resolveResumeFlag(a);
+    QCOMPARE(a.resume, project + "/train2");
+    QVERIFY2(
+        QString::fromStdString(note).contains("continuing " + QString::fromStdString(project) + "/train2"),
+        note.c_str());
+
+    ywb::TrainArgs b;
+    b.set("project", project);
+    b.set("model", project + "/train3/weights/last.safetensors");
+    b.set("resume", "true");
+    ywb::resolveResumeFlag(b);
+    QCOMPARE(b.resume, project + "/train3/weights/last.safetensors");
+    QVERIFY(std::find(b.given.begin(), b.given.end(), "model") == b.given.end());  // not a change asked for
+
+    ywb::TrainArgs c;
+    c.set("resume", "false");
+    QCOMPARE(ywb::resolveResumeFlag(c), std::string());
+    QCOMPARE(c.resume, std::string());
+
+    ywb::TrainArgs d;
+    d.set("project", dir.path().toStdString() + "/nothing");
+    d.set("resume", "true");
+    try {
+      ywb::resolveResumeFlag(d);
+      QFAIL("expected: no run found");
+    } catch (const ywb::Error& e) {
+      QVERIFY2(QString(e.what()).contains("resume=true: no run with weights/last.safetensors under"),
+               e.what());
+    }
+
+    const QString cwd = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    fs::create_directories("true");
+    ywb::TrainArgs e;
+    e.set("project", project);
+    e.set("resume", "true");
+    ywb::resolveResumeFlag(e);
+    QVERIFY(QDir::setCurrent(cwd));
+    QCOMPARE(e.resume, std::string("true"));  // the folder, left for the checkpoint lookup to judge
   }
 
   void multiScaleAndClsPwOf84() {

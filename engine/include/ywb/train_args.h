@@ -87,7 +87,8 @@
     "amp=false channels_last=false on a CPU a run repeats Ultralytics' own run (docs/PARITY.md)")            \
   X(int, save_period, -1, "run", -1, 100000, "Save a checkpoint every N epochs (-1 = only last and best)")   \
   X(std::string, resume, "", "run", 0, 0,                                                                    \
-    "Continue a run: its folder or a checkpoint of it (epochs, patience, time, workers, device may change)") \
+    "Continue a run: its folder or a checkpoint of it, or true for the run saved last under project "        \
+    "(epochs, patience, time, workers, device may change)")                                                  \
   X(std::string, on_save_error, "stop", "run", 0, 0,                                                         \
     "A checkpoint cannot be written (disk full, I/O error): stop, or continue training without saving")      \
   X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \

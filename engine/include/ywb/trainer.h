@@ -44,6 +44,13 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Ultralytics' boolean form of `resume=` on a command line, turned into a path: `false` is no resume; `true`
+/// continues `model=` when that names a checkpoint or a run folder (model= is then not an argument of the
+/// run), else the run under `project` whose weights/last.safetensors was written last. Any other value, and a
+/// file or folder literally named true/false, is a path and stays. Returns a line saying which run `true`
+/// chose ("" when nothing changed). Throws ywb::Error when `true` finds no run.
+std::string resolveResumeFlag(TrainArgs& args);
+
 /// Resolves `resume=` (a run folder, or a checkpoint file) to the checkpoint path; throws when missing.
 std::string resolveResumeCheckpoint(const std::string& run_or_checkpoint);
 

@@ -18,10 +18,10 @@ std::vector<std::string> splitList(const std::string& s) {
 }
 
 int runExport(const Args& a) {
-  a.requireKnown({"weights", "format", "imgsz", "half", "dynamic", "batch", "opset", "end2end", "max_det",
-                  "verify", "source", "verify_images", "out_dir", "name"});
+  a.requireKnown({"weights", "model", "format", "imgsz", "half", "dynamic", "batch", "opset", "end2end",
+                  "max_det", "verify", "source", "verify_images", "out_dir", "name"});
   ExportOptions o;
-  o.weights = resolveWeightsArg(a.str("weights"), a.json);
+  o.weights = resolveWeightsArg(weightsValue(a), a.json);
   if (o.weights.empty())
     return reportError(a, "weights=FILE is required (a checkpoint or weights .safetensors)");
   o.formats = splitList(a.str("format", "safetensors"));
@@ -38,7 +38,7 @@ int runExport(const Args& a) {
   o.out_dir = a.str("out_dir");
   // An official name (weights=yolo11n.pt) resolved into the weights cache: export into the working folder,
   // never into the cache.
-  if (o.out_dir.empty() && o.weights != a.str("weights")) o.out_dir = ".";
+  if (o.out_dir.empty() && o.weights != weightsValue(a)) o.out_dir = ".";
   o.name = a.str("name");
   const ExportReport r = exportWeights(o);
   if (a.json)
@@ -57,7 +57,8 @@ const RegisterVerb reg{
      "[verify_images=4]\n"
      "        [out_dir=DIR] [name=STEM] [--json]\n\n"
      "weights= is a training checkpoint (its EMA weights are exported) or exported safetensors weights,\n"
-     "or an official name (yolo11n.pt, `ywb weights list`; exported into the working folder).\n"
+     "or an official name (yolo11n.pt, `ywb weights list`; exported into the working folder); model= works\n"
+     "as weights=, as in Ultralytics.\n"
      "  safetensors  the (unfused) state dict with Ultralytics key names and ywb-weights/1 metadata (names,\n"
      "               nc, imgsz, yaml, args, metrics, version): <stem>.weights.safetensors, with half=true\n"
      "               fp16 tensors in <stem>.weights-fp16.safetensors. Verified by reading it back bit for "

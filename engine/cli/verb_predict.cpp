@@ -60,10 +60,10 @@ std::vector<int> classIds(std::string text) {
 }
 
 int runPredict(const Args& a) {
-  a.requireKnown({"weights", "source", "conf", "iou", "imgsz", "max_det", "device", "project", "name",
-                  "save_txt", "save_conf", "classes", "agnostic_nms", "end2end"});
+  a.requireKnown({"weights", "model", "source", "conf", "iou", "imgsz", "max_det", "device", "project",
+                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end"});
   PredictOptions o;
-  o.weights = resolveWeightsArg(a.str("weights"), a.json);
+  o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.source = a.str("source");
   o.conf = a.number("conf", o.conf);
   o.iou = a.number("iou", o.iou);
@@ -113,9 +113,10 @@ const RegisterVerb reg{
      "label\n"
      "file labels/<stem>.txt per image (class cx cy w h, normalised: usable as training labels; save_conf\n"
      "adds the confidence as a sixth column). classes=0,2 keeps only those class ids (Ultralytics'\n"
-     "rule: an anchor whose best class is another one is dropped before NMS). weights= may also be an\n"
-     "official name (yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) predicts NMS-free from\n"
-     "its one-to-one head; end2end=false takes its one-to-many head with NMS.\n"
+     "rule: an anchor whose best class is another one is dropped before NMS). weights= (or model=,\n"
+     "Ultralytics' name for it) may also be an official name (yolo11n.pt, `ywb weights list`). An\n"
+     "end-to-end model (YOLO26) predicts NMS-free from its one-to-one head; end2end=false takes its\n"
+     "one-to-many head with NMS.\n"
      "source= is an image, a folder (searched recursively), a .txt file listing images (one per line,\n"
      "relative to its folder) or a glob pattern such as 'images/*.jpg' (quote it for the shell), as a\n"
      "data.yaml split may be; listed images that do not exist are reported and skipped.",

@@ -11,11 +11,11 @@ namespace ywb::cli {
 namespace {
 
 int runVal(const Args& a) {
-  a.requireKnown({"data", "weights", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
+  a.requireKnown({"data", "weights", "model", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
                   "save_json", "project", "name", "split", "end2end"});
   ValOptions o;
   o.data = a.str("data");
-  o.weights = resolveWeightsArg(a.str("weights"), a.json);
+  o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.split = a.str("split", o.split);
   o.imgsz = int(a.integer("imgsz", 0));
   o.batch = int(a.integer("batch", o.batch));
@@ -92,9 +92,10 @@ const RegisterVerb reg{
      "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
      "checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes the\n"
      "detections as Ultralytics does (COCO results; image_id = file stem, category_id = class + 1) to a\n"
-     "new run folder. weights= may also be an official name (yolo11n.pt, `ywb weights list`). An end-to-end\n"
-     "model (YOLO26) is validated NMS-free from its one-to-one head (the top max_det anchors, then the top\n"
-     "max_det anchor-class pairs); end2end=false takes its one-to-many head with NMS.",
+     "new run folder. weights= (or model=, Ultralytics' name for it) may also be an official name\n"
+     "(yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) is validated NMS-free from its\n"
+     "one-to-one head (the top max_det anchors, then the top max_det anchor-class pairs); end2end=false\n"
+     "takes its one-to-many head with NMS.",
      runVal}};
 
 }  // namespace

@@ -18,10 +18,9 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 }
 
 int runWeightsInfo(const Args& a) {
-  a.requireKnown({"weights", "tensors"});
-  if (a.str("weights").empty())
-    return reportError(a, "weights=FILE is required (a .safetensors or .pt file)");
-  const std::string path = resolveWeightsArg(a.str("weights"), a.json);
+  a.requireKnown({"weights", "model", "tensors"});
+  if (weightsValue(a).empty()) return reportError(a, "weights=FILE is required (a .safetensors or .pt file)");
+  const std::string path = resolveWeightsArg(weightsValue(a), a.json);
   const WeightsInfo info = inspectWeights(path);
   const bool list = a.boolean("tensors", false);
   if (a.json) {
@@ -88,7 +87,7 @@ const RegisterVerb reg{
      "A PyTorch .pt checkpoint (Ultralytics' or a state dict) is read without Python and\n"
      "without running code from it: Ultralytics version, date, epoch, names, nc, model yaml,\n"
      "training arguments and the state dict (EMA model when present).\n\n"
-     "  weights=FILE   the .safetensors or .pt file, or an official name (`ywb weights list`)\n"
+     "  weights=FILE   the .safetensors or .pt file, or an official name (`ywb weights list`); model= too\n"
      "  tensors=BOOL   list every tensor's name, dtype and shape (default false)\n"
      "  --json         print the result as JSON\n\n"
      "Exit status: 0 for a valid file, 1 with the problem (tensor name and what is wrong).",

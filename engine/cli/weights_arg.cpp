@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "ywb/error.h"
 #include "ywb/pretrained.h"
 
 namespace ywb::cli {
@@ -57,6 +58,15 @@ std::string resolveWeightsArg(const std::string& value, bool json) {
   o.note = [&](const std::string& line) { bar.note(line); };
   o.progress = [&](uint64_t done, uint64_t total) { return bar.update(done, total); };
   return resolveWeights(value, o);
+}
+
+std::string weightsValue(const Args& a) {
+  const std::string w = a.str("weights"), m = a.str("model");
+  if (!w.empty() && !m.empty() && w != m)
+    throw Error("weights=" + w + " and model=" + m +
+                " name two files; give one (model= is Ultralytics' name for "
+                "weights=)");
+  return w.empty() ? m : w;
 }
 
 }  // namespace ywb::cli

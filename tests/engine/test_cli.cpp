@@ -242,6 +242,23 @@ class TestCli : public QObject {
     }
   }
 
+  // Ultralytics' CLI names the weights model= in val, predict and export; ours takes it as weights=: the
+  // same output for the same file, and an error naming both when they differ.
+  void modelIsUltralyticsNameForWeights() {
+    const QString pt = QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolov8n-shapes.pt";
+    const Result w = ywbRun({"weights", "info", "weights=" + pt, "--json"});
+    const Result m = ywbRun({"weights", "info", "model=" + pt, "--json"});
+    QCOMPARE(w.code, 0);
+    QCOMPARE(m.code, 0);
+    QCOMPARE(m.out, w.out);
+    for (const char* verb : {"val", "predict", "export"}) {
+      const Result r = ywbRun({verb, "weights=a.pt", "model=" + pt});
+      QCOMPARE(r.code, 1);
+      QVERIFY2(r.err.contains("weights=a.pt and model=" + pt.toUtf8() + " name two files"),
+               r.err.constData());
+    }
+  }
+
   void cxxRuntimeIsLoadedBeforeLibTorch() {
     // The dynamic linker binds a symbol to the first loaded library that defines it; pip's LibTorch
     // exports its own copies of C++ runtime functions, and `ywb bench epoch` died in one of them on an

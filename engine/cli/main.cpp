@@ -45,6 +45,19 @@ int main(int argc, char** argv) {
     std::cerr << "ywb: error: no verb given (try `ywb --help`)\n";
     return 2;
   }
+  // Ultralytics' optional task word (`yolo detect train ...`): detection is what ywb does; its other tasks
+  // are named as not supported rather than called unknown verbs.
+  if (args.words[0] == "detect" && args.words.size() > 1) args.words.erase(args.words.begin());
+  for (const char* task : {"segment", "classify", "pose", "obb"}) {
+    if (args.words[0] == task) {
+      std::cerr << "ywb: error: Ultralytics' task '" << task
+                << "' is not supported: ywb trains and runs object detectors (task detect; `ywb "
+                << (args.words.size() > 1 ? "detect " + args.words[1] : std::string("detect train"))
+                << "` or just `ywb " << (args.words.size() > 1 ? args.words[1] : std::string("train"))
+                << "`)\n";
+      return 2;
+    }
+  }
   if (args.words[0] == "version") {
     std::cout << ywb::kVersion << "\n";
     return 0;

@@ -94,6 +94,13 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("usage: ywb model WORD") && r.out.contains("model info"), r.out.constData());
     QVERIFY(!r.out.contains("bench epoch"));  // only that group's verbs
+    // Ultralytics' task word: `detect` is ours and may lead; the other tasks are named as unsupported.
+    r = ywbRun({"detect", "model", "info", "model=yolov8n.yaml", "--json"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, ywbRun({"model", "info", "model=yolov8n.yaml", "--json"}).out);
+    r = ywbRun({"segment", "train", "data=x.yaml"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("Ultralytics' task 'segment' is not supported"), r.err.constData());
     // A second bare word after a whole verb is an argument without '=', not another verb.
     r = ywbRun({"train", "yolov8n.yaml"});
     QCOMPARE(r.code, 2);

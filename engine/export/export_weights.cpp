@@ -1,6 +1,7 @@
 // exportWeights(): the engine side of `ywb export` and the GUI's Export dialog.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -47,6 +48,29 @@ std::string outputPath(const ExportOptions& o, const std::string& suffix) {
   if (fs::exists(out, ec) && fs::equivalent(out, src, ec))
     fail("export would overwrite its input ", out.string(), ": choose name= or out_dir=");
   return out.string();
+}
+
+// What an Ultralytics export format name is, for the message refusing it: ONNX is the way to all of them.
+std::string ultralyticsFormat(const std::string& f) {
+  static const std::map<std::string, std::string> k = {{"torchscript", "TorchScript"},
+                                                       {"openvino", "OpenVINO"},
+                                                       {"engine", "TensorRT"},
+                                                       {"coreml", "CoreML"},
+                                                       {"saved_model", "TF SavedModel"},
+                                                       {"pb", "TF GraphDef"},
+                                                       {"tflite", "TF Lite"},
+                                                       {"edgetpu", "Edge TPU"},
+                                                       {"tfjs", "TF.js"},
+                                                       {"paddle", "PaddlePaddle"},
+                                                       {"mnn", "MNN"},
+                                                       {"ncnn", "NCNN"},
+                                                       {"imx", "IMX"},
+                                                       {"rknn", "RKNN"},
+                                                       {"executorch", "ExecuTorch"}};
+  const auto it = k.find(f);
+  if (it == k.end()) return "unknown; ";
+  return "Ultralytics' " + it->second + " export, which ywb does not write (export onnx: " + it->second +
+         "'s own tools convert ONNX files); ";
 }
 
 void writeReportFile(ExportReport report, const ExportedFile& f) {
@@ -248,7 +272,7 @@ ExportReport exportWeights(const ExportOptions& o) {
       else if (f == "onnx")
         want_onnx = true;
       else
-        fail("format=", f, ": unknown; supported: safetensors, onnx");
+        fail("format=", f, ": ", ultralyticsFormat(f), "supported: safetensors, onnx");
     }
     if (want_onnx && !onnx_export::onnxAvailable()) onnx_export::serializeOnnx({});  // throws the clear error
     if (o.opset < 12 || o.opset > 13) fail("opset=", o.opset, ": supported opsets are 12 and 13");

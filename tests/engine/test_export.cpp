@@ -7,7 +7,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
 #include <cmath>
+#include "support/error_of.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -321,8 +323,17 @@ class TestExport : public QObject {
       ywb::exportWeights(o);
       QFAIL("unknown format accepted");
     } catch (const ywb::Error& e) {
-      QVERIFY(std::string(e.what()).find("tflite") != std::string::npos);
+      // Ultralytics' format names are named as such, with the way there (ONNX); others are unknown.
+      QVERIFY2(
+          std::string(e.what()).find(
+              "format=tflite: Ultralytics' TF Lite export, which ywb does not write") != std::string::npos,
+          e.what());
     }
+    o.formats = {"tflight"};
+    QVERIFY2(qErrorOf([&] {
+               ywb::exportWeights(o);
+             }).contains("format=tflight: unknown; supported: safetensors, onnx"),
+             "a misspelt format");
     // Truncated file: the header promises more bytes than there are.
     const std::string bytes = ywb::readFile(ckpt);
     const std::string cut = (dir.path() + "/cut.safetensors").toStdString();

@@ -9,7 +9,6 @@
 #include <QtTest>
 
 #include <cmath>
-#include "support/error_of.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -22,6 +21,7 @@
 #include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "model/detection_model.h"
+#include "support/error_of.h"
 #include "support/export_checkpoints.h"
 #include "support/tiny_run.h"
 #include "train/checkpoint.h"

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -158,6 +159,7 @@ PredictReport predictImages(const PredictOptions& o) {
     rep.names = lm.names;
     if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
     torch::NoGradGuard no_grad;
+    std::set<std::string> used_stems;
     for (const auto& path : sourceImages(o.source, rep.skipped)) {
       int ow = 0, oh = 0;
       cv::Mat img;
@@ -206,7 +208,11 @@ PredictReport predictImages(const PredictOptions& o) {
         txt += "\n";
       }
       if (!o.out_dir.empty()) {
-        const std::string stem = fs::path(path).stem().string();
+        // Images of one name from different folders (a recursive folder, a list, a pattern) get stem_2,
+        // stem_3, ... instead of overwriting each other's picture and labels.
+        std::string stem = fs::path(path).stem().string();
+        for (int n = 2; !used_stems.insert(stem).second; ++n)
+          stem = fs::path(path).stem().string() + "_" + std::to_string(n);
         drawDetections(img, out.boxes, lm.names);
         writeFileAtomic((fs::path(o.out_dir) / (stem + ".jpg")).string(), encodeJpeg(img, 92));
         if (o.save_txt) writeFileAtomic((fs::path(o.out_dir) / "labels" / (stem + ".txt")).string(), txt);

@@ -183,6 +183,15 @@ class TestCli : public QObject {
     QVERIFY2(j["skipped"].toArray()[0].toString().endsWith("gone.jpg: listed, but no such file"),
              qPrintable(j["skipped"].toArray()[0].toString()));
 
+    // Two images of one name in different folders: both pictures and label files kept (x, x_2).
+    QVERIFY(QDir().mkpath(dir.path() + "/two/a") && QDir().mkpath(dir.path() + "/two/b"));
+    QVERIFY(QFile::copy(val + "/" + want[0], dir.path() + "/two/a/x.jpg"));
+    QVERIFY(QFile::copy(val + "/" + want[1], dir.path() + "/two/b/x.jpg"));
+    r = ywbRun(common + QStringList{"source=" + dir.path() + "/two", "name=same"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(QDir(dir.path() + "/same").entryList({"*.jpg"}, QDir::Files), (QStringList{"x.jpg", "x_2.jpg"}));
+    QCOMPARE(QDir(dir.path() + "/same/labels").entryList({"*.txt"}, QDir::Files),
+             (QStringList{"x.txt", "x_2.txt"}));
     r = ywbRun(common + QStringList{"source=" + val + "/*.png", "name=none"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("the pattern matches no file"), r.err.constData());

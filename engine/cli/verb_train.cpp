@@ -28,6 +28,11 @@ extern "C" void onPauseToggle(int) {
   if (g_trainer) g_trainer->setPaused(!g_trainer->paused());
 }
 
+std::string lowerCase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
 int runTrain(const Args& a) {
   TrainArgs args;
   if (a.has("cfg")) {
@@ -38,6 +43,15 @@ int runTrain(const Args& a) {
   }
   for (const auto& [key, value] : a.values) {
     if (key == "cfg") continue;
+    // Ultralytics' boolean form of pretrained= (its default is True), as its args.yaml writes it: off here,
+    // as loadTrainArgsYaml reads it; a .pt model= starts from its own weights either way, as in Ultralytics.
+    if (std::string v = value; key == "pretrained" && (v = lowerCase(v), v == "true" || v == "false")) {
+      if (v == "true" && !a.json)
+        std::cerr
+            << "ywb: note: pretrained=true: a .pt model= starts from its weights and a YAML from scratch, "
+               "as in Ultralytics (pretrained=FILE transfers weights into model=)\n";
+      continue;
+    }
     if (!args.set(key, value)) {
       std::vector<std::string> known = {"cfg"};
       for (const auto& s : trainArgSpecs()) known.push_back(s.name);

@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "core/atomic_file.h"
+#include "support/tiny_run.h"
 #include "ywb/augment.h"
 #include "ywb/error.h"
 #include "ywb/train_args.h"
@@ -252,6 +253,21 @@ class TestTrainArgs : public QObject {
     const ywb::AugmentParams p = ywb::augmentParamsOf(a);
     QCOMPARE(p.scale, a.scale);
     QCOMPARE(p.mixup, 0.25);
+  }
+
+  // pretrained=True / False on a command line (Ultralytics' boolean form, its default True): accepted as its
+  // args.yaml form is, not read as a file named "True"; a YAML model then trains from scratch.
+  void pretrainedAsBooleanOnTheCommandLine() {
+    QTemporaryDir dir;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {8, 4, 64});
+    for (const QString v : {"True", "false"}) {
+      const CliResult r =
+          ywbRun({"train", QString::fromStdString("data=" + data), "model=yolov8n.yaml", "pretrained=" + v,
+                  "epochs=1", "imgsz=64", "batch=4", "workers=0", "device=cpu", "amp=false", "val=false",
+                  "project=" + dir.path(), "name=" + v});
+      QVERIFY2(r.code == 0, r.err.constData());
+      QCOMPARE(r.err.contains("pretrained=true: a .pt model= starts from its weights"), v == "True");
+    }
   }
 
   void previewRefusesWhatTrainRefuses() {

@@ -206,9 +206,8 @@ QString PredictionsTab::validationPath(const ywb::ValReport& r) const {
   // Which head and post-processing gave these detections: what the engine reports it ran.
   if (r.nms_free)
     return tr(
-        "End-to-end model, NMS-free: its one-to-one head's best detections (top-k). Untick end-to-end for "
-        "its "
-        "one-to-many head with NMS.");
+        "End-to-end model, NMS-free: its one-to-one head's best detections (top-k). "
+        "Untick end-to-end for its one-to-many head with NMS.");
   if (r.end2end_model)
     return tr("End-to-end model through its one-to-many head with NMS at IoU %1 (end2end=false).")
         .arg(iou_->value() / 100.0, 0, 'f', 2);

@@ -21,7 +21,8 @@ int runExport(const Args& a) {
   a.requireKnown({"weights", "model", "format", "imgsz", "half", "dynamic", "batch", "opset", "end2end",
                   "max_det", "verify", "source", "verify_images", "out_dir", "name"});
   ExportOptions o;
-  o.weights = resolveWeightsArg(weightsValue(a), a.json);
+  const std::string given = weightsValue(a);
+  o.weights = resolveWeightsArg(given, a.json);
   if (o.weights.empty())
     return reportError(a, "weights=FILE is required (a checkpoint or weights .safetensors)");
   o.formats = splitList(a.str("format", "safetensors"));
@@ -38,7 +39,7 @@ int runExport(const Args& a) {
   o.out_dir = a.str("out_dir");
   // An official name (weights=yolo11n.pt) resolved into the weights cache: export into the working folder,
   // never into the cache.
-  if (o.out_dir.empty() && o.weights != weightsValue(a)) o.out_dir = ".";
+  if (o.out_dir.empty() && o.weights != given) o.out_dir = ".";
   o.name = a.str("name");
   const ExportReport r = exportWeights(o);
   if (a.json)

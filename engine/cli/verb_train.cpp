@@ -28,11 +28,6 @@ extern "C" void onPauseToggle(int) {
   if (g_trainer) g_trainer->setPaused(!g_trainer->paused());
 }
 
-std::string lowerCase(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 int runTrain(const Args& a) {
   TrainArgs args;
   if (a.has("cfg")) {
@@ -45,8 +40,8 @@ int runTrain(const Args& a) {
     if (key == "cfg") continue;
     // Ultralytics' boolean form of pretrained= (its default is True), as its args.yaml writes it: off here,
     // as loadTrainArgsYaml reads it; a .pt model= starts from its own weights either way, as in Ultralytics.
-    if (std::string v = value; key == "pretrained" && (v = lowerCase(v), v == "true" || v == "false")) {
-      if (v == "true" && !a.json)
+    if (key == "pretrained" && isBooleanWord(value)) {
+      if ((value[0] == 't' || value[0] == 'T') && !a.json)
         std::cerr
             << "ywb: note: pretrained=true: a .pt model= starts from its weights and a YAML from scratch, "
                "as in Ultralytics (pretrained=FILE transfers weights into model=)\n";

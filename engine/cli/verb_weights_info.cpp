@@ -19,8 +19,9 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 int runWeightsInfo(const Args& a) {
   a.requireKnown({"weights", "model", "tensors"});
-  if (weightsValue(a).empty()) return reportError(a, "weights=FILE is required (a .safetensors or .pt file)");
-  const std::string path = resolveWeightsArg(weightsValue(a), a.json);
+  const std::string given = weightsValue(a);
+  if (given.empty()) return reportError(a, "weights=FILE is required (a .safetensors or .pt file)");
+  const std::string path = resolveWeightsArg(given, a.json);
   const WeightsInfo info = inspectWeights(path);
   const bool list = a.boolean("tensors", false);
   if (a.json) {

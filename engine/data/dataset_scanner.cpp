@@ -119,7 +119,7 @@ ScannedSplit scanSplit(const DataConfig& config, const std::string& split, const
   for (const auto& m : files.missing)
     s.report.problems.push_back({m, 0, "image does not exist (listed, or a broken link)"});
   if (files.images.empty()) {
-    s.report.problems.push_back({(*sources)[0], 0, "no images found (jpg, jpeg, png, bmp, tif, webp)"});
+    s.report.problems.push_back({(*sources)[0], 0, "no images found (" + imageExtensionsText() + ")"});
   }
   std::vector<std::string> labels;
   labels.reserve(files.images.size());

@@ -192,7 +192,8 @@ DatasetInitReport initDatasetYaml(const DatasetInitOptions& o) {
     }
     fail("dataset init: no images in '", clean_root.string(),
          "'; expected images/train + images/val, train/images + val/images, or a flat images/ folder "
-         "(jpg, jpeg, png, bmp, tif, tiff, webp)");
+         "(",
+         imageExtensionsText(), ")");
   }
 
   // The flat layout: a deterministic split (sorted paths; every val_every-th image to val) into lists.

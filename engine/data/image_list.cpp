@@ -1,6 +1,7 @@
 #include "data/image_list.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,14 @@ namespace fs = std::filesystem;
 
 namespace ywb {
 namespace {
+
+// The image extensions datasets and sources may use, in the order messages list them.
+constexpr std::array<const char*, 7> kImageExtensions = {"jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"};
+
+void sortUnique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -94,8 +103,7 @@ void addSource(const std::string& src, const std::string& what, SplitFiles& r,
   } else if (fs::is_regular_file(p, ec) && isImageFile(src)) {
     r.images.push_back(p.lexically_normal().string());
   } else {
-    fail(what,
-         " is neither a folder, a .txt image list, an image (jpg, jpeg, png, bmp, tif, tiff, webp) nor a ",
+    fail(what, " is neither a folder, a .txt image list, an image (", imageExtensionsText(), ") nor a ",
          "pattern such as images/*.jpg");
   }
 }
@@ -116,8 +124,15 @@ bool isSourcePattern(const std::string& src) {
 }
 
 bool isImageFile(const std::string& path) {
-  static const std::set<std::string> exts = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"};
-  return exts.count(lower(fs::path(path).extension().string())) != 0;
+  const std::string ext = lower(fs::path(path).extension().string());
+  return !ext.empty() &&
+         std::find(kImageExtensions.begin(), kImageExtensions.end(), ext.substr(1)) != kImageExtensions.end();
+}
+
+std::string imageExtensionsText() {
+  std::string s;
+  for (const char* e : kImageExtensions) s += (s.empty() ? "" : ", ") + std::string(e);
+  return s;
 }
 
 std::string labelPathFor(const std::string& image_path) {
@@ -135,8 +150,7 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
   SplitFiles r;
   std::vector<fs::path> label_dirs;
   for (const auto& src : sources) addSource(src, "split source '" + src + "'", r, label_dirs);
-  std::sort(r.images.begin(), r.images.end());
-  r.images.erase(std::unique(r.images.begin(), r.images.end()), r.images.end());
+  sortUnique(r.images);
 
   // Orphans: label files in a folder mirroring a listed image folder, whose image is not in the split.
   std::set<std::string> expected;
@@ -152,8 +166,7 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
       }
     }
   }
-  std::sort(r.orphans.begin(), r.orphans.end());
-  r.orphans.erase(std::unique(r.orphans.begin(), r.orphans.end()), r.orphans.end());
+  sortUnique(r.orphans);
   return r;
 }
 
@@ -165,10 +178,9 @@ std::vector<std::string> listSourceImages(const std::string& source, const std::
   SplitFiles r;
   std::vector<fs::path> label_dirs;
   addSource(source, what, r, label_dirs);
-  std::sort(r.images.begin(), r.images.end());
-  r.images.erase(std::unique(r.images.begin(), r.images.end()), r.images.end());
+  sortUnique(r.images);
   if (r.images.empty())
-    fail(what, ": no images (jpg, jpeg, png, bmp, tif, tiff, webp) there",
+    fail(what, ": no images (", imageExtensionsText(), ") there",
          r.missing.empty()
              ? ""
              : "; " + std::to_string(r.missing.size()) + " listed or linked image(s) do not exist");

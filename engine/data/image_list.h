@@ -8,6 +8,8 @@ namespace ywb {
 
 /// True for the image extensions datasets may use (jpg, jpeg, png, bmp, tif, tiff, webp; any case).
 bool isImageFile(const std::string& path);
+/// Those extensions as messages list them: "jpg, jpeg, png, bmp, tif, tiff, webp".
+std::string imageExtensionsText();
 
 /// True when a source names no existing path but holds a wildcard (* ? [): a glob pattern, as Ultralytics
 /// takes `path/*.jpg` for a split source and for predict's source. An existing path is never a pattern.

@@ -47,12 +47,9 @@ const std::vector<std::string>& resumeChangeableArgs() {
 }
 
 std::string resolveResumeFlag(TrainArgs& args) {
-  std::string flag = args.resume;
-  std::transform(flag.begin(), flag.end(), flag.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
   std::error_code ec;
-  if ((flag != "true" && flag != "false") || fs::exists(args.resume, ec)) return "";
-  if (flag == "false") {
+  if (!isBooleanWord(args.resume) || fs::exists(args.resume, ec)) return "";
+  if (args.resume[0] == 'f' || args.resume[0] == 'F') {
     args.resume.clear();
     args.given.erase(std::remove(args.given.begin(), args.given.end(), "resume"), args.given.end());
     return "";

@@ -116,12 +116,6 @@ void parseInto(const std::string& key, const std::string& text, double, double, 
   out = text;
 }
 
-bool isYamlBool(const std::string& text) {
-  for (const char* b : {"true", "false", "True", "False", "TRUE", "FALSE"})
-    if (text == b) return true;
-  return false;
-}
-
 std::vector<std::string> choicesFor(const std::string& name) {
   if (name == "optimizer") return optimizerNames();
   if (name == "amp_dtype") return {"auto", "fp16", "bf16"};
@@ -147,6 +141,12 @@ std::string multiScaleFromBool(const std::string& text) {
 }
 
 }  // namespace
+
+bool isBooleanWord(const std::string& text) {
+  for (const char* b : {"true", "false", "True", "False", "TRUE", "FALSE"})
+    if (text == b) return true;
+  return false;
+}
 
 bool TrainArgs::set(const std::string& key, const std::string& text) {
   const std::string value = key == "multi_scale" ? multiScaleFromBool(text)
@@ -271,7 +271,7 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
     // Ultralytics' `pretrained` and `resume` are a boolean or a path, and its args.yaml writes `false` when
     // off (`true`: resume its last checkpoint / keep a .pt model's weights, which model=x.pt does here): a
     // plain true/false keeps ours off (""). Quoted text is a path.
-    if ((key == "pretrained" || key == "resume") && val.Tag() == "?" && isYamlBool(text)) continue;
+    if ((key == "pretrained" || key == "resume") && val.Tag() == "?" && isBooleanWord(text)) continue;
     try {
       if (!args.set(key, text)) unknown.push_back(key);
     } catch (const Error& e) {

@@ -151,6 +151,10 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
 std::string runValidationSplit(const std::string& path);
 /// The full resolved configuration as YAML (what args.yaml holds), in spec order.
 std::string trainArgsToYaml(const TrainArgs& args);
+
+/// True for a boolean as YAML and Python write it (true, True, TRUE, false, ...): the form in which
+/// Ultralytics gives its path-or-boolean arguments `pretrained` and `resume`.
+bool isBooleanWord(const std::string& text);
 /// Arguments that differ from the defaults, name -> value text.
 std::map<std::string, std::string> changedTrainArgs(const TrainArgs& args);
 

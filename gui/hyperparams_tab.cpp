@@ -260,8 +260,18 @@ void HyperparamsTab::writeEditor(const QString& name, const QString& text) {
     c->setChecked(text == "true");
   else if (auto* b = qobject_cast<QComboBox*>(w))
     b->setCurrentText(text);
-  else if (auto* e = qobject_cast<QLineEdit*>(w))
-    e->setText(text);
+  else if (auto* e = qobject_cast<QLineEdit*>(w)) {
+    // A spelling that means the value stays as typed: rewriting "5," (freeze: 5) to its canonical form while
+    // the user types would drop the comma, and "[0, 5]" could never be typed as "5,0".
+    ywb::TrainArgs typed;
+    bool same = false;
+    try {
+      same = typed.set(name.toStdString(), e->text().toStdString()) &&
+             typed.get(name.toStdString()) == text.toStdString();
+    } catch (const ywb::Error&) {
+    }
+    if (!same) e->setText(text);
+  }
 }
 
 QString HyperparamsTab::readEditor(const QString& name) const {

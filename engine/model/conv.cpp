@@ -17,7 +17,8 @@ ConvImpl::ConvImpl(const ConvOptions& o) : options(o) {
 
 at::Tensor ConvImpl::forward(const at::Tensor& x) {
   at::Tensor y = conv->forward(x);
-  if (!fused_) y = bn_override && is_training() ? bn_override(*bn, y) : bn->forward(y);
+  // The BatchNorm's own mode: a frozen layer's BatchNorm stays in eval mode while the model trains.
+  if (!fused_) y = bn_override && bn->is_training() ? bn_override(*bn, y) : bn->forward(y);
   return options.act() ? at::silu(y) : y;
 }
 

@@ -1,5 +1,9 @@
 #include "model/detection_model.h"
 
+#include <torch/nn/modules/batchnorm.h>
+
+#include <algorithm>
+
 #include "core/error.h"
 #include "model/box_decode.h"
 #include "model/layer_builder.h"
@@ -149,6 +153,27 @@ double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn, bool one2o
   return total + detect_->flops(levels, count_bn, one2one);
 }
 
+void DetectionModelImpl::freezeLayers(const std::vector<int>& layers) {
+  std::vector<int> sorted = layers;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (int i : sorted)
+    if (i < 0 || i >= this->layers())
+      fail("cannot freeze layer ", i, ": model '", spec_.name, "' has layers 0-", this->layers() - 1);
+  for (int i : sorted)
+    for (auto& p : layers_[size_t(i)]->parameters()) p.set_requires_grad(false);
+  frozen_ = std::move(sorted);
+  train(is_training());
+}
+
+void DetectionModelImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  if (!on) return;
+  for (int i : frozen_)
+    for (auto& m : layers_[size_t(i)]->modules())
+      if (dynamic_cast<torch::nn::BatchNorm2dImpl*>(m.get())) m->train(false);
+}
+
 DetectionModel buildModel(const std::string& yaml_or_name, int nc, const std::string& modules) {
   return DetectionModel(loadModelSpec(yaml_or_name, nc, modules));
 }
@@ -165,6 +190,7 @@ DetectionModel cloneModel(const DetectionModel& src) {
     d.set_requires_grad(kv.value().requires_grad());
   }
   for (const auto& kv : sb) db[kv.key()].set_data(kv.value().detach().clone());
+  if (!src->frozenLayers().empty()) copy->freezeLayers(src->frozenLayers());
   copy->train(src->is_training());
   return copy;
 }

@@ -66,6 +66,15 @@ class DetectionModelImpl : public torch::nn::Module {
   double flops(int64_t h, int64_t w, bool count_bn, bool one2one = false) const;
   /// The submodule of layer i ("model.<i>").
   std::shared_ptr<torch::nn::Module> layer(int i) const { return layers_[size_t(i)]; }
+  int layers() const { return int(layers_.size()); }
+  /// Freezes these layers for training (Ultralytics' `freeze`): their parameters stop requiring gradients and
+  /// their BatchNorms stay in eval mode whenever the model trains, so their running statistics stay as
+  /// loaded. Indices must be in [0, layers()); the list replaces any earlier one (parameters of layers no
+  /// longer frozen are not unfrozen: a model is frozen once, after its weights are loaded).
+  void freezeLayers(const std::vector<int>& layers);
+  const std::vector<int>& frozenLayers() const { return frozen_; }
+  /// Module::train, keeping the frozen layers' BatchNorms in eval mode.
+  void train(bool on = true) override;
   Detect& detect() { return detect_; }
 
  private:
@@ -88,6 +97,7 @@ class DetectionModelImpl : public torch::nn::Module {
   std::vector<bool> saved_;  ///< outputs read by a later layer other than the next
   Detect detect_{nullptr};
   bool fused_ = false;
+  std::vector<int> frozen_;  ///< frozen layers, ascending
 };
 TORCH_MODULE(DetectionModel);
 
@@ -100,8 +110,8 @@ DetectionModel buildModel(const std::string& yaml_or_name, int nc = 0, const std
 /// Ultralytics checkpoint, e.g. "C3k2", "SPPF", "Detect", "Conv2d", "Identity".
 const std::vector<std::string>& rebuildableModuleClasses();
 
-/// A deep copy (same spec, fused state, parameters, buffers, requires_grad flags, device, dtype and
-/// train/eval mode), e.g. for an EMA model. LibTorch's clone() is not available for this module.
+/// A deep copy (same spec, fused state, parameters, buffers, requires_grad flags, frozen layers, device,
+/// dtype and train/eval mode), e.g. for an EMA model. LibTorch's clone() is not available for this module.
 DetectionModel cloneModel(const DetectionModel& model);
 
 }  // namespace ywb::model

@@ -57,6 +57,7 @@ ModelInfo modelInfo(const std::string& yaml_or_name, int nc, int imgsz) {
     }
     info.modules = int64_t(m->modules(/*include_self=*/true).size());
     info.end2end = m->end2end();
+    info.backbone_layers = m->spec().backbone_layers;
     info.reg_max = int(m->regMax());
     info.ultralytics_modules = m->spec().modules;
     for (const auto& p : m->detect()->named_parameters()) {

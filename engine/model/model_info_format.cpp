@@ -16,12 +16,6 @@ std::string fromText(const std::vector<int>& from) {
   return s + "]";
 }
 
-std::string withCommas(int64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = int(s.size()) - 3; i > (v < 0 ? 1 : 0); i -= 3) s.insert(size_t(i), ",");
-  return s;
-}
-
 std::string gf(double g) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", g);
@@ -29,6 +23,12 @@ std::string gf(double g) {
 }
 
 }  // namespace
+
+std::string withCommas(int64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > (v < 0 ? 1 : 0); i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
 
 std::string modelInfoText(const ModelInfo& info) {
   std::ostringstream os;
@@ -56,6 +56,9 @@ std::string modelInfoText(const ModelInfo& info) {
   else
     os << "; inference with NMS";
   os << "; Ultralytics " << info.ultralytics_modules << " modules\n";
+  if (info.backbone_layers > 0)
+    os << "backbone: layers 0-" << info.backbone_layers - 1 << " (freeze=" << info.backbone_layers
+       << " trains only the neck and head)\n";
   return os.str();
 }
 
@@ -84,6 +87,7 @@ std::string modelInfoJson(const ModelInfo& info) {
                {"one2many_parameters", info.head_one2many_parameters},
                {"one2one_parameters", info.head_one2one_parameters}};
   j["ultralytics_modules"] = info.ultralytics_modules;
+  j["backbone_layers"] = info.backbone_layers;
   j["totals"] = {{"layers", info.layers.size()},          {"modules", info.modules},
                  {"parameters", info.parameters},         {"gradients", info.gradients},
                  {"gflops", info.gflops_fused},           {"gflops_fused", true},

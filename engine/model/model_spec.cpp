@@ -255,6 +255,7 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc, const std::stri
     spec.yaml = "yaml_file: " + file + "\n" + spec.yaml;
   }
   parseSection(root["backbone"], "backbone", where, &spec.layers);
+  spec.backbone_layers = int(spec.layers.size());
   parseSection(root["head"], "head", where, &spec.layers);
   return spec;
 }

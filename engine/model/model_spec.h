@@ -36,6 +36,7 @@ struct ModelSpec {
   bool end2end = false;  ///< top-level `end2end`: the Detect head has one-to-one branches (YOLO26)
   int64_t reg_max = 16;  ///< top-level `reg_max`: DFL bins per box side; 1 = no DFL (YOLO26)
   std::vector<LayerSpec> layers;
+  int backbone_layers = 0;  ///< rows of the YAML's `backbone` section: layers 0 .. backbone_layers-1
 
   /// Whether SPPF's cv1 has its SiLU (the 8.3 form).
   bool sppfActivation() const { return modules == "8.3"; }

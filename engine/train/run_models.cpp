@@ -3,7 +3,9 @@
 #include "core/error.h"
 #include "io/state_dict.h"
 #include "model/channels_last.h"
+#include "train/freeze_arg.h"
 #include "train/train_session.h"
+#include "ywb/model_info.h"
 #include "ywb/pretrained.h"
 
 namespace ywb {
@@ -41,6 +43,28 @@ RunModelSource runModelSource(TrainSession& s, const SafetensorsFile* resume) {
   return src;
 }
 
+std::string freezeModelLayers(model::DetectionModelImpl& m, const std::string& freeze, bool from_weights) {
+  const std::vector<int> layers = frozenLayerList(freeze, m.layers());
+  if (layers.empty()) return "";
+  m.freezeLayers(layers);
+  int64_t trainable = 0, total = 0;
+  for (const auto& p : m.parameters()) {
+    total += p.numel();
+    if (p.requires_grad()) trainable += p.numel();
+  }
+  const std::string what =
+      "freeze=" + freeze + ": layer" + (layers.size() > 1 ? "s " : " ") + layerRangesText(layers);
+  if (trainable == 0) fail(what, " hold every parameter of the model: nothing would train");
+  std::string line = what + " frozen (weights and BatchNorm statistics stay as " +
+                     (from_weights ? "loaded" : "initialised") + "); " + withCommas(trainable) + " of " +
+                     withCommas(total) + " parameters train";
+  if (!from_weights)
+    line +=
+        ". The model starts from scratch, so the frozen layers keep random weights: freeze is for "
+        "fine-tuning from weights (model=X.pt or pretrained=)";
+  return line;
+}
+
 RunModels buildRunModels(const TrainSession& s, const RunModelSource& src, const SafetensorsFile* resume) {
   RunModels r;
   r.model = model::buildModel(src.yaml, s.nc, src.modules);
@@ -50,6 +74,7 @@ RunModels buildRunModels(const TrainSession& s, const RunModelSource& src, const
     r.weights_line = (src.start_from == s.args.pretrained ? "pretrained " : "weights ") + src.start_from +
                      ": " + rep.summary();
   }
+  r.freeze_line = freezeModelLayers(*r.model, s.args.freeze, /*from_weights=*/!src.start.empty() || resume);
   r.ema = model::buildModel(src.yaml, s.nc, src.modules);
   r.model->to(s.device);
   r.ema->to(s.device);

@@ -30,10 +30,17 @@ struct RunModels {
   model::DetectionModel model{nullptr};
   model::DetectionModel ema{nullptr};
   std::string weights_line;  ///< the transfer's summary for the log, empty when nothing was transferred
+  std::string freeze_line;   ///< what `freeze` froze, for the log; empty when nothing
 };
 
-/// Builds the model (weights transferred unless resuming) and its EMA copy, moved to s.device, in training
-/// mode, channels-last when the run asks.
+/// Applies a `freeze` value (canonical text) to a built model and returns the log line saying what it froze
+/// and how many parameters still train ("" when it names no layer). `from_weights`: the model holds loaded
+/// weights (a from-scratch run is told its frozen layers keep their random ones). Throws ywb::Error when the
+/// value names layers the model does not have, or leaves nothing to train.
+std::string freezeModelLayers(model::DetectionModelImpl& m, const std::string& freeze, bool from_weights);
+
+/// Builds the model (weights transferred unless resuming, `freeze` applied) and its EMA copy, moved to
+/// s.device, in training mode, channels-last when the run asks.
 RunModels buildRunModels(const TrainSession& s, const RunModelSource& src, const SafetensorsFile* resume);
 
 }  // namespace ywb

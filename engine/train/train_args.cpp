@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "train/freeze_arg.h"
 #include "train/optimizer_names.h"
 
 namespace ywb {
@@ -140,6 +141,17 @@ std::string multiScaleFromBool(const std::string& text) {
   return text;
 }
 
+// Ultralytics' cache is True or ram (decoded images kept in memory, ours), disk (decoded images as .npy files
+// beside the originals) or False. disk is not written here: the images are read each epoch, as with false,
+// and the batches are the same either way.
+std::string cacheFromUltralytics(const std::string& text) {
+  std::string v;
+  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "ram") return "true";
+  if (v == "disk") return "false";
+  return text;
+}
+
 }  // namespace
 
 bool isBooleanWord(const std::string& text) {
@@ -150,7 +162,9 @@ bool isBooleanWord(const std::string& text) {
 
 bool TrainArgs::set(const std::string& key, const std::string& text) {
   const std::string value = key == "multi_scale" ? multiScaleFromBool(text)
+                            : key == "cache"     ? cacheFromUltralytics(text)
                             : key == "optimizer" ? canonicalOptimizerName(text)
+                            : key == "freeze"    ? canonicalFreezeText(text)
                                                  : text;
 #define YWB_ARG_SET(T_, N_, D_, G_, LO_, HI_, H_)                                        \
   if (key == #N_) {                                                                      \
@@ -263,11 +277,20 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
       if (!known) unknown.push_back(key);
       continue;
     }
-    if (!val.IsScalar()) {
+    if (key == "freeze" && val.IsSequence()) {  // Ultralytics' list form: freeze: [0, 1, 2]
+      text = "[";
+      for (const auto& item : val) {
+        if (!item.IsScalar())
+          fail(path, ":", item.Mark().line + 1, ": freeze: expected a list of layer indices");
+        text += (text.size() > 1 ? "," : "") + item.Scalar();
+      }
+      text += "]";
+    } else if (!val.IsScalar()) {
       unknown.push_back(key);
       continue;
+    } else {
+      text = val.Scalar();
     }
-    text = val.Scalar();
     // Ultralytics' `pretrained` and `resume` are a boolean or a path, and its args.yaml writes `false` when
     // off (`true`: resume its last checkpoint / keep a .pt model's weights, which model=x.pt does here): a
     // plain true/false keeps ours off (""). Quoted text is a path.
@@ -297,7 +320,9 @@ std::string trainArgsToYaml(const TrainArgs& args) {
   for (const auto& spec : trainArgSpecs()) {
     out << YAML::Key << spec.name << YAML::Value;
     const std::string v = args.get(spec.name);
-    if (spec.type == ArgType::String)
+    if (spec.name == "freeze")  // Ultralytics' int-or-list, so that it reads it back as one
+      emitFreezeYaml(out, v);
+    else if (spec.type == ArgType::String)
       out << YAML::DoubleQuoted << v;
     else
       out << v;

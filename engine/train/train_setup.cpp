@@ -126,6 +126,7 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   s.model = models.model;
   s.ema_model = models.ema;
   if (!models.weights_line.empty()) s.log(models.weights_line);
+  if (!models.freeze_line.empty()) s.log(models.freeze_line);
   s.ema = std::make_unique<ModelEma>(s.ema_model.ptr(), *s.model);
   // cls_pw: class weights from the training labels (the split as trained: fraction and single_cls applied).
   at::Tensor class_weights;

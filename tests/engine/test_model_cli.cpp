@@ -27,6 +27,14 @@ class TestModelCli : public QObject {
     const Result r = ywbRun({"model", "info", "model=yolov8s.yaml", "nc=3", "imgsz=320"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("Detect") && r.out.contains("C2f"), r.out.constData());
+    // The backbone's extent, for choosing freeze=: Ultralytics' yolov8.yaml has 10 backbone rows (0-9, SPPF
+    // last), yolo11.yaml and yolo26.yaml 11 (0-10, C2PSA last).
+    QVERIFY2(r.out.contains("backbone: layers 0-9 (freeze=10 trains only the neck and head)"),
+             r.out.constData());
+    QCOMPARE(QJsonDocument::fromJson(ywbRun({"model", "info", "model=yolo26n.yaml", "--json"}).out)
+                 .object()["backbone_layers"]
+                 .toInt(),
+             11);
     const Result bad = ywbRun({"model", "info", "model=yolov8q.yaml"});
     QVERIFY(bad.code != 0);
     QVERIFY2(bad.err.contains("yolov8n.yaml"), bad.err.constData());

@@ -266,6 +266,23 @@ class TestTrainArgs : public QObject {
     }
   }
 
+  // Ultralytics' cache takes True/ram (in memory: ours), disk (.npy files; read each epoch here, as false) or
+  // False, on the command line and in an args.yaml of such a run.
+  void ultralyticsCacheWords() {
+    ywb::TrainArgs a;
+    for (const auto& [word, on] : std::vector<std::pair<std::string, bool>>{
+             {"ram", true}, {"RAM", true}, {"disk", false}, {"True", true}, {"false", false}}) {
+      a.cache = !on;
+      QVERIFY(a.set("cache", word));
+      QVERIFY2(a.cache == on, word.c_str());
+    }
+    QVERIFY(qErrorOf([&] { a.set("cache", "gpu"); }).contains("cache=gpu: expected true or false"));
+    ywb::TrainArgs b;
+    QVERIFY(ywb::loadTrainArgsYamlText("cache: ram\nepochs: 3\n", "args.yaml", b).empty());
+    QVERIFY(b.cache);
+    QCOMPARE(b.epochs, 3);
+  }
+
   void previewRefusesWhatTrainRefuses() {
     // scale=2 is outside TrainArgs' [0, 0.95]; `ywb preview` once accepted up to 10.
     const CliResult r = ywbRun({"preview", "data=/nonexistent/data.yaml", "scale=2"});

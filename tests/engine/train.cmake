@@ -42,3 +42,6 @@ ywb_add_test(test_run_log SOURCES test_run_log.cpp LABELS unit TIMEOUT 300)
 # multi_scale (8.4's float): the sizes drawn, the resized batch, and short runs with multi_scale and cls_pw
 # that train at the drawn sizes and resume bit-exact.
 ywb_add_test(test_multi_scale SOURCES test_multi_scale.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
+# freeze= (Ultralytics' transfer learning): text and args.yaml forms, frozen BatchNorm statistics, fine-tuning
+# runs that keep the frozen layers as loaded and resume bit for bit.
+ywb_add_test(test_freeze SOURCES test_freeze.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)

@@ -7,6 +7,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -110,6 +111,36 @@ class TestHyperparamsTab : public QObject {
     QVERIFY(tab.setValue("multi_scale", "true"));
     QCOMPARE(tab.args().multi_scale, 0.5);
     QCOMPARE(tab.value("multi_scale"), QString("0.5"));
+  }
+
+  void freezeKeepsWhatIsTyped() {
+    // freeze (Ultralytics' transfer learning) is a text field: typed key by key, "5,0" becomes [0, 5] without
+    // the field being rewritten under the cursor ("5," alone already means 5); bad text is refused with the
+    // engine's message; an args.yaml list shows in its canonical form.
+    HyperparamsTab tab;
+    auto* ed = qobject_cast<QLineEdit*>(tab.editor("freeze"));
+    QVERIFY(ed);
+    QVERIFY(ed->toolTip().contains("N freezes layers 0 to N-1"));
+    ed->setFocus();
+    QTest::keyClicks(ed, "5,0");
+    QCOMPARE(ed->text(), QString("5,0"));
+    QCOMPARE(tab.args().freeze, std::string("[0, 5]"));
+    QVERIFY(tab.modified().contains("freeze"));
+    ed->clear();
+    QCOMPARE(tab.args().freeze, std::string());
+    QVERIFY(!tab.setValue("freeze", "backbone"));
+    auto* status = tab.findChild<QLabel*>("hyperStatus");
+    QVERIFY(status);
+    QVERIFY2(status->text().contains("freeze=backbone: 'backbone' is not a layer number"),
+             qPrintable(status->text()));
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/args.yaml");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("freeze: [2, 1]\n");
+    f.close();
+    QString error;
+    QVERIFY2(tab.loadYaml(f.fileName(), &error), qPrintable(error));
+    QCOMPARE(ed->text(), QString("[1, 2]"));
   }
 
   void rangesAreEnforced() {

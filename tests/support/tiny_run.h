@@ -75,4 +75,17 @@ class StopAfterEpoch : public ywb::TrainObserver {
   int at_;
 };
 
+/// Runs `args` stopped after epoch `at` (its checkpoint saved), then resumes it from its run folder to the
+/// end; returns the resumed session's summary (its run folder is the first session's).
+inline TrainSummary stopThenResume(const TrainArgs& args, int at = 0) {
+  Trainer first(args);
+  StopAfterEpoch stopper(first, at);
+  first.setObserver(&stopper);
+  const TrainSummary stopped = first.run();
+  if (!stopped.stopped) throw Error("the run was not stopped after epoch " + std::to_string(at));
+  TrainArgs r;
+  r.resume = stopped.run_dir;
+  return Trainer(r).run();
+}
+
 }  // namespace ywb::test

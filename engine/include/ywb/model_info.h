@@ -33,9 +33,10 @@ struct ModelInfo {
   int imgsz = 640;
   std::vector<int> strides;
   std::vector<ModelLayerRow> layers;
-  int64_t parameters = 0;  ///< all parameters, unfused (Ultralytics' count, DFL weights included)
-  int64_t gradients = 0;   ///< parameters that require a gradient
-  int64_t modules = 0;     ///< submodules in the tree (LibTorch's count; differs from Ultralytics')
+  int backbone_layers = 0;  ///< layers 0 .. backbone_layers-1 are the YAML's backbone (freeze=N keeps them)
+  int64_t parameters = 0;   ///< all parameters, unfused (Ultralytics' count, DFL weights included)
+  int64_t gradients = 0;    ///< parameters that require a gradient
+  int64_t modules = 0;      ///< submodules in the tree (LibTorch's count; differs from Ultralytics')
   /// Fused for inference: BatchNorm folded and, for an end-to-end model, the one-to-many head branches left
   /// out (Ultralytics' fused count).
   int64_t fused_parameters = 0;
@@ -56,6 +57,8 @@ std::vector<std::string> builtInModelNames();
 
 /// Human-readable layer table and totals.
 std::string modelInfoText(const ModelInfo& info);
+/// A count with thousands separators, as the model summary prints parameters: 3,157,200.
+std::string withCommas(int64_t v);
 /// The same as a JSON object (one line).
 std::string modelInfoJson(const ModelInfo& info);
 

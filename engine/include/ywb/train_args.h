@@ -26,11 +26,18 @@
   X(std::string, data, "", "data", 0, 0, "Path to the dataset's data.yaml")                                  \
   X(double, fraction, 1.0, "data", 0.01, 1.0, "Fraction of the training set to use")                         \
   X(bool, single_cls, false, "data", 0, 0, "Train as one class (all labels become class 0)")                 \
-  X(bool, cache, false, "data", 0, 0, "Cache decoded, resized images in RAM (checked against free memory)")  \
+  X(bool, cache, false, "data", 0, 0,                                                                        \
+    "Cache decoded, resized images in RAM (checked against free memory); Ultralytics' ram is true, its "     \
+    "disk (.npy files) reads the images each epoch as false does")                                           \
   X(std::string, model, "yolov8n.yaml", "model", 0, 0,                                                       \
     "Model YAML (yolov8n.yaml ... yolo26x.yaml or a path), or weights to fine-tune (.pt, .safetensors)")     \
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
     "Weights to start from, transferred by name and shape (.pt, .safetensors)")                              \
+  X(std::string, freeze, "", "model", 0, 0,                                                                  \
+    "Layers to freeze: N freezes layers 0 to N-1 (the backbone: 10 for YOLOv8, 11 for YOLO11 and YOLO26), "  \
+    "or "                                                                                                    \
+    "a list of layer indices [0, 1, 2]; their weights and BatchNorm statistics stay as loaded (empty = "     \
+    "none)")                                                                                                 \
   X(int, imgsz, 640, "model", 32, 8192, "Training and validation image size (multiple of 32)")               \
   X(double, multi_scale, 0.0, "model", 0.0, 1.0,                                                             \
     "Multi-scale training: each batch resized to a random size in imgsz x (1 +/- multi_scale), a multiple "  \

@@ -33,6 +33,18 @@ int layerNumber(const std::string& text, const std::string& piece) {
   return std::stoi(piece);
 }
 
+// The indices of a canonical list "[a, b, c]" (already checked by canonicalFreezeText).
+std::vector<int> canonicalList(const std::string& canonical) {
+  std::vector<int> layers;
+  const std::string inner = canonical.substr(1, canonical.size() - 2);
+  for (size_t start = 0; start <= inner.size();) {
+    const size_t comma = std::min(inner.find(',', start), inner.size());
+    layers.push_back(std::stoi(inner.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  return layers;
+}
+
 }  // namespace
 
 std::string canonicalFreezeText(const std::string& text) {
@@ -77,14 +89,9 @@ std::vector<int> frozenLayerList(const std::string& canonical, int layer_count) 
     if (n > layer_count) fail("freeze=", canonical, ": ", range);
     for (int i = 0; i < n; ++i) layers.push_back(i);
   } else {
-    const std::string inner = canonical.substr(1, canonical.size() - 2);
-    for (size_t start = 0; start <= inner.size();) {
-      const size_t comma = std::min(inner.find(',', start), inner.size());
-      const int i = std::stoi(inner.substr(start, comma - start));
+    layers = canonicalList(canonical);
+    for (int i : layers)
       if (i >= layer_count) fail("freeze=", canonical, ": no layer ", i, " (", range, ")");
-      layers.push_back(i);
-      start = comma + 1;
-    }
   }
   if (int(layers.size()) == layer_count)
     fail("freeze=", canonical, " freezes every layer, the Detect head too: nothing would train (", range,
@@ -100,7 +107,7 @@ void emitFreezeYaml(YAML::Emitter& out, const std::string& canonical) {
     out << std::stoi(canonical);
   } else {
     out << YAML::Flow << YAML::BeginSeq;
-    for (int i : frozenLayerList(canonical, 1 << 30)) out << i;
+    for (int i : canonicalList(canonical)) out << i;
     out << YAML::EndSeq;
   }
 }

@@ -55,18 +55,24 @@ class TrainingController::Observer : public ywb::TrainObserver {
   double last_step_x_ = -1;  // -1: no step yet in this run (a resume that changes phase first)
 };
 
+// jemalloc's settings for the GUI process (gui/CMakeLists.txt links jemalloc; it reads this string at its
+// first allocation, before main(); MALLOC_CONF in the environment still overrides; ywb/heap.h says why).
+// - narenas:1, oversize_threshold:0: one arena for every thread and block size. Every run starts new threads,
+//   and with more arenas their freed memory stayed behind in arenas of their own (test_gui_memory: RSS +6%
+//   over five runs with jemalloc's default of 4 per core; one arena: flat). Unlike glibc's one arena this
+//   puts no shared lock on the GUI thread's small allocations: each thread has its own cache, and the arena
+//   locks per size class.
+// - dirty_decay_ms:-1, muzzy_decay_ms:-1: freed pages stay for reuse until the end of a run hands them back
+//   (ywb::releaseFreeHeapMemory), as the engine keeps glibc's (core/host_allocator.h). With jemalloc's
+//   default 10 s decay a CPU training step took 3.7x as long (`ywb bench train` yolov8n 320/16: 2,200 ms vs
+//   600), the tensors' pages purged and faulted back in step after step.
+extern "C" {
+const char* malloc_conf = "narenas:1,oversize_threshold:0,dirty_decay_ms:-1,muzzy_decay_ms:-1";
+}
+
 namespace {
 constexpr int kHeapSettleMs = 1000;  ///< after a run's end, when its end-of-run GUI work is done
 
-// The process's malloc arenas are capped before main() runs. Runs start new threads, and without a cap
-// each left its freed memory in an arena of its own (RSS grew run after run, live heap flat); a cap set
-// later (it was in this constructor) binds only arenas created after it: the threads that existed before
-// (Qt's, LibTorch's) had made arenas the runs' threads then reused and fragmented (+7..+9% RSS after five
-// runs, four 64 MB arenas holding 20-40 MB of free memory resident). One arena, set first: +0.6..+0.7%
-// every time. Two: +0.7% to +10.6% depending on whether run 1 already used the second (docs/RELIABILITY.md).
-// The price: the loader's workers share one lock (bench loader 289-352 img/s vs 336-353 with glibc's
-// default), far above what a CPU training step consumes (~30 img/s).
-const bool kHeapArenasCapped = (ywb::limitHeapArenas(1), true);
 }  // namespace
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {

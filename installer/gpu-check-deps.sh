@@ -19,13 +19,13 @@ tool_pkgs=(pkgconf pkgconf-bin libpkgconf3)
 # The GUI (yolo-workbench and its GPU test): Qt 6 Widgets/Gui/PrintSupport and QCustomPlot. Qt6Gui's CMake
 # package requires OpenGL (headers and the GLVND libraries: qt6-base-dev's own dependencies), the
 # translations need lrelease (qt6-l10n-tools) and Qt6LinguistTools' CMake package (qt6-tools-dev), which
-# checks that all its tools exist (lprodump: qt6-tools-dev-tools).
-gui_dev_pkgs=(libqcustomplot-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools libgl-dev libglx-dev libopengl-dev
+# checks that all its tools exist (lprodump: qt6-tools-dev-tools). jemalloc: the GUI's malloc (ywb/heap.h).
+gui_dev_pkgs=(libqcustomplot-dev libjemalloc-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools libgl-dev libglx-dev libopengl-dev
   libegl-dev)
 # Their libraries: Qt Gui links EGL/OpenGL (GLVND's dispatchers: no driver is loaded under the offscreen
 # platform), fontconfig, FreeType, HarfBuzz, xkbcommon, md4c and Qt DBus (libdbus). The offscreen platform
 # plugin is in libqt6gui6. A font, so that screenshots have text.
-gui_run_pkgs=(libqt6gui6 libqt6widgets6 libqt6printsupport6 libqt6dbus6 libdbus-1-3 libqcustomplot2.1-qt6
+gui_run_pkgs=(libqt6gui6 libqt6widgets6 libqt6printsupport6 libqt6dbus6 libdbus-1-3 libqcustomplot2.1-qt6 libjemalloc2
   libegl1 libopengl0 libgl1 libfontconfig1 libfreetype6 libbrotli1 libharfbuzz0b libgraphite2-3 libxkbcommon0
   libmd4c0 fonts-dejavu-core)
 

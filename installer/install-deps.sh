@@ -24,7 +24,7 @@ pkgs=(
 )
 if [ "$gui" = 1 ]; then
   pkgs+=(qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
-         libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth fonts-dejavu-core fonts-noto-cjk)
+         libqcustomplot-dev libqcustomplot2.1-qt6 libjemalloc-dev xvfb xauth fonts-dejavu-core fonts-noto-cjk)
 fi
 
 missing=()

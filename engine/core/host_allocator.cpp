@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include "ywb/heap.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -15,6 +17,13 @@ std::string tuneHostAllocator() {
     const char* env = std::getenv("YWB_MALLOC");
     if (env && std::strcmp(env, "default") == 0) {
       state = "glibc defaults (YWB_MALLOC=default)";
+      return;
+    }
+    // jemalloc (the GUI's) keeps freed pages for reuse by itself: unused ones decay back to the system over
+    // ~10 s (its dirty_decay_ms), far longer than a training step.
+    const HeapAllocator heap = heapAllocator();
+    if (heap.jemalloc) {
+      state = heap.name + ", " + std::to_string(heap.arenas) + " arena(s), freed tensors kept for reuse";
       return;
     }
 #ifdef __GLIBC__

@@ -12,8 +12,9 @@
 namespace ywb {
 
 /// Keeps freed tensor memory in the process for reuse instead of returning it to the kernel after every
-/// step (glibc: no mmap for large blocks, no heap trimming). Applied once per process; the environment
-/// variable YWB_MALLOC=default leaves glibc's defaults. Returns a one-line description of what is in effect.
+/// step (glibc: no mmap for large blocks, no heap trimming; jemalloc, the GUI's, does so by itself). Applied
+/// once per process; the environment variable YWB_MALLOC=default leaves glibc's defaults. Returns a one-line
+/// description of what is in effect.
 std::string tuneHostAllocator();
 
 }  // namespace ywb

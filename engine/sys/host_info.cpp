@@ -1,9 +1,6 @@
 #include "sys/host_info.h"
 
-#include "ywb/heap.h"
-
 #include <dlfcn.h>
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -68,20 +65,6 @@ int64_t processRss() {
   int64_t size = 0, resident = 0;
   if (!(in >> size >> resident)) return 0;
   return resident * int64_t(sysconf(_SC_PAGESIZE));
-}
-
-void limitHeapArenas(int arenas) {
-#ifdef __GLIBC__
-  mallopt(M_ARENA_MAX, arenas);
-#else
-  (void)arenas;
-#endif
-}
-
-void releaseFreeHeapMemory() {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
 }
 
 int64_t processPeakRss() {

@@ -4,7 +4,7 @@
 // issue's bar) of its value after the first run, which already holds everything loaded
 // once (LibTorch's kernels and thread pools, the model code, Qt's widgets). tests/reliability/rss_long_run.sh
 // runs it with more runs (YWB_GUI_RSS_RUNS) and writes the curve (YWB_RSS_CSV) for docs/RELIABILITY.md.
-#include <malloc.h>
+#include <vector>
 
 #include <QFile>
 #include <QSignalSpy>
@@ -17,14 +17,15 @@
 #include "support/tiny_run.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/heap.h"
 #include "ywb/system_monitor.h"
 
 using ywb::gui::MainWindow;
 
 namespace {
 // The kernel's split of this process's RSS (/proc/self/status): anonymous memory (the heap: our objects and
-// glibc's free lists), file-backed pages (library code paged in) and shared memory; then glibc's own count of
-// the heap bytes in use (live allocations) and free (held in its arenas, resident or not), in MB.
+// the allocator's free memory), file-backed pages (library code paged in) and shared memory; then the
+// allocator's own count of the heap bytes in use (live allocations) and free (ywb::heapUsage), in MB.
 QString rssParts() {
   QFile f("/proc/self/status");
   if (!f.open(QIODevice::ReadOnly)) return {};
@@ -73,10 +74,10 @@ QString rssParts() {
                  .arg(mb[kStack], 0, 'f', 1)
                  .arg(mb[kOther], 0, 'f', 1);
   }
-  const struct mallinfo2 mi = mallinfo2();
+  const ywb::HeapUsage heap = ywb::heapUsage();
   parts << QString("heap in use %1 MB, free %2 MB")
-               .arg(double(mi.uordblks) / 1e6, 0, 'f', 1)
-               .arg(double(mi.fordblks) / 1e6, 0, 'f', 1);
+               .arg(double(heap.in_use) / 1e6, 0, 'f', 1)
+               .arg(double(heap.free_held) / 1e6, 0, 'f', 1);
   return parts.join(", ");
 }
 }  // namespace
@@ -88,6 +89,32 @@ class TestGuiMemory : public QObject {
     QCoreApplication::setOrganizationName("ywb-tests");
     QCoreApplication::setApplicationName("test_gui_memory");
     QVERIFY(tmp_.isValid());
+  }
+
+  void guiRunsOnJemallocWithOneArena() {
+    // What the GUI ships with (ywb/heap.h): the GUI library links jemalloc, so this test process runs on it,
+    // and gui/training_controller.cpp's malloc_conf gives it one arena. Without the link heapAllocator() says
+    // glibc; without the setting jemalloc makes 4 arenas per core (8 here, more on a workstation).
+    if (qEnvironmentVariableIsSet("MALLOC_CONF")) QSKIP("MALLOC_CONF overrides the GUI's jemalloc settings");
+    const ywb::HeapAllocator heap = ywb::heapAllocator();
+    QVERIFY2(heap.jemalloc, heap.name.c_str());
+    QVERIFY2(QString::fromStdString(heap.name).startsWith("jemalloc 5."), heap.name.c_str());
+    QCOMPARE(heap.arenas, 1);
+    // The purge hands jemalloc's unused pages back. 64 MiB written and freed: jemalloc returns part of it at
+    // once and keeps the rest resident for reuse (its dirty pages decay over ~10 s; a standalone program:
+    // 42 of 64 MiB kept, 2 after the purge); after releaseFreeHeapMemory at most a quarter of that is held.
+    {
+      std::vector<std::vector<char>> blocks;
+      for (int i = 0; i < 64; ++i) blocks.emplace_back(size_t(1) << 20, char(i + 1));  // touched: resident
+      volatile char sink = 0;  // the blocks are read, so they cannot be optimised away
+      for (const auto& b : blocks) sink = char(sink + b[b.size() / 2]);
+    }
+    const int64_t held = ywb::heapUsage().free_held;
+    ywb::releaseFreeHeapMemory();
+    const int64_t after = ywb::heapUsage().free_held;
+    const QString seen = QString("free held %1 -> %2 MB").arg(held / 1e6).arg(after / 1e6);
+    qInfo("%s", qPrintable(seen));
+    QVERIFY2(held >= (int64_t(16) << 20) && after < held / 4, qPrintable(seen));
   }
 
   void fiveRunsStartedAndStoppedDoNotGrowRss() {
@@ -114,7 +141,7 @@ class TestGuiMemory : public QObject {
     QSignalSpy released(ctl, &ywb::gui::TrainingController::heapReleased);
     ywb::SystemMonitor monitor;
     std::vector<int64_t> rss;
-    std::vector<double> in_use;  // glibc: bytes of live allocations
+    std::vector<double> in_use;  // the allocator's count of bytes in live allocations
     for (int k = 0; k < runs; ++k) {
       const int seen = int(epochs.count());
       tab->startTraining();
@@ -129,7 +156,7 @@ class TestGuiMemory : public QObject {
       // done.
       QTRY_VERIFY_WITH_TIMEOUT(released.count() == k + 1, 10000);
       rss.push_back(monitor.sample().process_rss);
-      in_use.push_back(double(mallinfo2().uordblks));
+      in_use.push_back(double(ywb::heapUsage().in_use));
       qInfo("after run %d: host RSS %.1f MB (%s)", k + 1, double(rss.back()) / 1e6, qPrintable(rssParts()));
     }
     const QByteArray csv = qgetenv("YWB_RSS_CSV");
@@ -143,13 +170,13 @@ class TestGuiMemory : public QObject {
     const double first = double(rss.front()), last = double(rss.back());
     qInfo("host RSS after run 1: %.1f MB, after run %d: %.1f MB (%+.2f%%)", first / 1e6, runs, last / 1e6,
           100 * (last / first - 1));
-    // The bar: within 5% of the first run. Since the malloc arenas are capped before main()
-    // (gui/training_controller.cpp): +0.49..+0.67% with its one arena (2026-11-23, idle cores), the anonymous
-    // RSS split printed per run flat ([heap], stacks, other). Before (cap set in the controller's
-    // constructor, after Qt's and LibTorch's threads had made their arenas): +7..+9%, up to +12.2%.
+    // The bar: within 5% of the first run. glibc capped at one arena before main() gave
+    // +0.49..+0.67% (2026-11-23), jemalloc with one arena +0.30..+0.47% (2026-11-29), jemalloc's default 8
+    // arenas here +6.25%, glibc's default +8.4% (docs/RELIABILITY.md).
     QVERIFY(last < first * 1.05);
-    // What would be a leak, a growing count of live allocations, is separate from how much free memory glibc
-    // keeps resident: the live heap is flat to +0.4% over six runs (77.9 -> 78.2 MB, 2026-11-23).
+    // What would be a leak, a growing count of live allocations, is separate from how much free memory the
+    // allocator keeps resident: the live heap is flat to +0.4% over six runs (glibc 77.9 -> 78.2 MB,
+    // 2026-11-23; jemalloc 82.3 -> 82.5 MB, 2026-11-29).
     qInfo("heap in use after run 1: %.1f MB, after run %d: %.1f MB", in_use.front() / 1e6, runs,
           in_use.back() / 1e6);
     QVERIFY(in_use.back() < in_use.front() * 1.03);

@@ -30,6 +30,7 @@
 #include "predictions_tab.h"
 #include "runs_tab.h"
 #include "support/event_loop_wait.h"
+#include "support/stall_probe.h"
 #include "support/tiny_run.h"
 #include "training_controller.h"
 #include "training_tab.h"
@@ -39,75 +40,7 @@
 
 using ywb::gui::MainWindow;
 using ywb::gui::MetricChart;
-
-namespace {
-
-// Reads how long this thread has waited on a CPU run queue (ns), from /proc/thread-self/schedstat (second
-// field); -1 where the kernel does not provide it.
-qint64 runQueueWaitNs() {
-  QFile f("/proc/thread-self/schedstat");
-  if (!f.open(QIODevice::ReadOnly)) return -1;
-  const QList<QByteArray> fields = f.readAll().simplified().split(' ');
-  bool ok = false;
-  const qint64 v = fields.size() >= 2 ? fields[1].toLongLong(&ok) : -1;
-  return ok ? v : -1;
-}
-
-// Measures the gaps between ticks of a 5 ms timer on the GUI thread. A gap has two possible causes: the
-// GUI thread was busy or blocked (our bug: a stall), or it was ready but the OS ran other threads (the
-// trainer keeps both cores of a 2-core CI machine busy). The kernel's run-queue wait accounting separates
-// them: stall = gap - time spent waiting for a CPU during the gap.
-class StallProbe : public QObject {
- public:
-  StallProbe() {
-    timer_.setInterval(5);
-    connect(&timer_, &QTimer::timeout, this, [this] {
-      const qint64 ns = clock_.nsecsElapsed();
-      const qint64 wait = runQueueWaitNs();
-      if (last_ >= 0) {
-        const double gap_ms = double(ns - last_) / 1e6;
-        const double queued_ms = wait >= 0 && last_wait_ >= 0 ? double(wait - last_wait_) / 1e6 : 0.0;
-        const double stall_ms = std::max(0.0, gap_ms - queued_ms);
-        max_gap_ms_ = std::max(max_gap_ms_, gap_ms);
-        if (stall_ms > max_stall_ms_) {
-          max_stall_ms_ = stall_ms;
-          max_at_ms_ = double(last_) / 1e6;
-        }
-        if (gap_ms > 50) ++gaps_over_50_;
-        ++ticks_;
-      }
-      last_ = ns;
-      last_wait_ = wait;
-    });
-    accounting_ = runQueueWaitNs() >= 0;
-    clock_.start();
-    timer_.start();
-  }
-  // Stops measuring while the test itself works on the GUI thread (its own checks are not the application's
-  // stalls); resume() measures again from that moment, so work started right after it still counts.
-  void pause() { timer_.stop(); }
-  void resume() {
-    last_ = clock_.nsecsElapsed();
-    last_wait_ = runQueueWaitNs();
-    timer_.start();
-  }
-  double maxStallMs() const { return max_stall_ms_; }
-  double maxGapMs() const { return max_gap_ms_; }
-  double maxAtMs() const { return max_at_ms_; }  // when the longest stall began, ms after the probe started
-  int gapsOver50() const { return gaps_over_50_; }
-  int ticks() const { return ticks_; }
-  bool accounting() const { return accounting_; }
-
- private:
-  QTimer timer_;
-  QElapsedTimer clock_;
-  qint64 last_ = -1, last_wait_ = -1;
-  double max_gap_ms_ = 0, max_stall_ms_ = 0, max_at_ms_ = 0;
-  int gaps_over_50_ = 0, ticks_ = 0;
-  bool accounting_ = false;
-};
-
-}  // namespace
+using ywb::test::StallProbe;
 
 class TestTrainingTab : public QObject {
   Q_OBJECT
@@ -130,13 +63,15 @@ class TestTrainingTab : public QObject {
   }
 
   void probeSeesNoStallInAnIdleEventLoop() {
-    // The other side: an idle GUI thread waiting in a real event loop (as the run's waits below do) shows no
-    // stall near the bar, where QTest::qWait's 10 ms sleeps between its polls show up as stalls of 10 ms or
-    // more (both printed).
+    // The other side: a GUI thread idle in a real event loop (as the run's waits below are) shows no stall,
+    // its waits being the event loop's own; QTest::qWait instead sleeps 10 ms outside it between its polls
+    // (nanosleep), and each such sleep is a stall of at least 10 ms. Without the event loop's waits taken
+    // out, the idle loop would show its 5 ms tick interval (before: 5.2-6.0 ms here, 15.4 ms on a CI VM).
     double in_loop = 0, in_qwait = 0;
     {
       StallProbe idle;
       QVERIFY(!ywb::test::runEventLoopUntil([] { return false; }, 300));
+      QVERIFY2(idle.pollTimed(), "the probe needs Qt's GLib event dispatcher (QT_NO_GLIB set?)");
       in_loop = idle.maxStallMs();
     }
     {
@@ -144,9 +79,10 @@ class TestTrainingTab : public QObject {
       QTest::qWait(300);
       in_qwait = polled.maxStallMs();
     }
-    qInfo("idle GUI thread: longest stall %.1f ms in an event loop, %.1f ms in QTest::qWait", in_loop,
+    qInfo("idle GUI thread: longest stall %.2f ms in an event loop, %.1f ms in QTest::qWait", in_loop,
           in_qwait);
-    QVERIFY2(in_loop < 8.0, qPrintable(QString("event loop: %1 ms").arg(in_loop)));
+    QVERIFY2(in_loop < 4.0, qPrintable(QString("event loop: %1 ms").arg(in_loop)));
+    QVERIFY2(in_qwait >= 9.5, qPrintable(QString("QTest::qWait: %1 ms").arg(in_qwait)));
   }
 
   void runsTabBestEpochIsTheTrainersBest() {
@@ -334,15 +270,18 @@ class TestTrainingTab : public QObject {
 
     qInfo(
         "GUI-thread stall probe: %d ticks; longest stall %.1f ms (at %.0f ms); longest raw gap %.1f ms, raw "
-        "gaps over 50 ms: %d; run-queue accounting %s",
+        "gaps over 50 ms: %d; event-loop waits %s, run-queue accounting %s",
         probe.ticks(), probe.maxStallMs(), probe.maxAtMs(), probe.maxGapMs(), probe.gapsOver50(),
-        probe.accounting() ? "on" : "unavailable (raw gaps count as stalls)");
+        probe.pollTimed() ? "timed" : "NOT timed", probe.accounting() ? "on" : "unavailable");
     // The probe must have sampled the run (a 5 ms timer; on an idle machine the whole tiny run can take well
     // under a second, so only ask for a handful of ticks).
     QVERIFY(probe.ticks() > 10);
+    QVERIFY(probe.pollTimed());
     // The bar: no GUI-thread stall over 50 ms while a run is active. Time the GUI thread spent
-    // waiting for a CPU is excluded (CI once saw a single raw 75 ms gap on a fully loaded 2-core machine);
-    // time it spent computing or blocked on the engine is not.
+    // waiting for a CPU (CI once saw a single raw 75 ms gap on a fully loaded 2-core machine) or idle in the
+    // event loop's wait is excluded (support/stall_probe.h); time it spent computing or blocked outside that
+    // wait is not: with glibc's single malloc arena (before jemalloc) the GUI thread waited 40-70 ms on the
+    // malloc lock behind a preempted worker, and this failed (42-70 ms in 11 runs, 2026-11-29).
     QVERIFY2(probe.maxStallMs() < 50.0,
              qPrintable(QString("longest GUI-thread stall %1 ms").arg(probe.maxStallMs())));
 

@@ -134,9 +134,10 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
     running_ = false;
     ywb::releaseFreeHeapMemory();  // the trainer gave its pages back; this gives back the run's last events'
     Q_EMIT stoppedRunning();
-    // The views' end-of-run work (final redraws, tables) allocates and frees after this; the engine's host
-    // allocator setting keeps such pages (trim threshold 1 GiB), which left 10-30 MB resident per run
-    // (test_gui_memory). Hand them back once that has settled, unless a new run has started.
+    // The views' end-of-run work (final redraws, tables) allocates and frees after this, and the allocator
+    // keeps such pages (malloc_conf above: no time-based purge; with glibc's trim threshold of 1 GiB it left
+    // 10-30 MB resident per run, test_gui_memory). Hand them back once that has settled, unless a new run
+    // has started.
     QTimer::singleShot(kHeapSettleMs, this, [this] {
       if (running_) return;
       ywb::releaseFreeHeapMemory();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace ywb::cli {
 namespace {
@@ -61,10 +62,7 @@ double Args::number(const std::string& key, double fallback) const {
 bool Args::boolean(const std::string& key, bool fallback) const {
   auto it = values.find(key);
   if (it == values.end()) return fallback;
-  std::string v = it->second;
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
-  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  if (const std::optional<bool> v = switchWord(it->second)) return *v;
   fail("invalid value '", it->second, "' for ", key, "=: expected true or false");
 }
 

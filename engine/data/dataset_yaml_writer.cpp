@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "data/image_list.h"
 #include "ywb/dataset_yaml.h"
 
@@ -54,19 +54,13 @@ std::vector<std::string> labelsUnder(const fs::path& dir) {
   return out;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 // One name per non-empty line (classes.txt, obj.names).
 std::vector<std::string> readNameList(const fs::path& file) {
   std::ifstream in(file);
   if (!in) fail("cannot read '", file.string(), "'; check its permissions");
   std::vector<std::string> names;
   for (std::string line; std::getline(in, line);) {
-    const std::string t = trim(line);
+    const std::string t = trimmed(line);
     if (!t.empty()) names.push_back(t);
   }
   return names;

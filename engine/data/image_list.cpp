@@ -10,6 +10,7 @@
 #include <glob.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace fs = std::filesystem;
 
@@ -22,11 +23,6 @@ constexpr std::array<const char*, 7> kImageExtensions = {"jpg", "jpeg", "png", "
 void sortUnique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Lists image files under `dir`, following symbolic links to folders (a dataset folder is often a link to
@@ -75,13 +71,13 @@ void addSource(const std::string& src, const std::string& what, SplitFiles& r,
     const std::vector<std::string> matches = globPaths(src);
     if (matches.empty()) fail(what, ": the pattern matches no file");
     for (const auto& m : matches)
-      if (fs::is_directory(m, ec) || lower(fs::path(m).extension().string()) == ".txt" || isImageFile(m))
+      if (fs::is_directory(m, ec) || asciiLower(fs::path(m).extension().string()) == ".txt" || isImageFile(m))
         addSource(m, what, r, label_dirs);
   } else if (fs::is_directory(p, ec)) {
     listFolderInto(p, r.images, r.missing);
     const std::string mirrored = labelPathFor((p / "x.jpg").string());
     label_dirs.push_back(fs::path(mirrored).parent_path());
-  } else if (lower(p.extension().string()) == ".txt") {
+  } else if (asciiLower(p.extension().string()) == ".txt") {
     std::ifstream in(src);
     if (!in) fail(what, ": cannot read the image list '", src, "'");
     std::string line;
@@ -124,7 +120,7 @@ bool isSourcePattern(const std::string& src) {
 }
 
 bool isImageFile(const std::string& path) {
-  const std::string ext = lower(fs::path(path).extension().string());
+  const std::string ext = asciiLower(fs::path(path).extension().string());
   return !ext.empty() &&
          std::find(kImageExtensions.begin(), kImageExtensions.end(), ext.substr(1)) != kImageExtensions.end();
 }
@@ -161,7 +157,8 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
     fs::recursive_directory_iterator it(dir, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string f = it->path().lexically_normal().string();
-      if (it->is_regular_file(ec) && lower(it->path().extension().string()) == ".txt" && !expected.count(f)) {
+      if (it->is_regular_file(ec) && asciiLower(it->path().extension().string()) == ".txt" &&
+          !expected.count(f)) {
         r.orphans.push_back(f);
       }
     }

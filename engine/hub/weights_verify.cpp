@@ -1,12 +1,12 @@
 // verifyOfficialWeights (ywb/pretrained.h): is this file the checkpoint its official name promises?
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "io/mapped_file.h"
 #include "io/pt_checkpoint.h"
 #include "io/zip_archive.h"
@@ -16,9 +16,8 @@ namespace ywb {
 namespace {
 
 bool looksLikeHtml(const uint8_t* data, size_t size) {
-  std::string head(reinterpret_cast<const char*>(data), std::min<size_t>(size, 512));
-  std::transform(head.begin(), head.end(), head.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string head =
+      asciiLower(std::string(reinterpret_cast<const char*>(data), std::min<size_t>(size, 512)));
   return head.find("<!doctype html") != std::string::npos || head.find("<html") != std::string::npos ||
          head.find("<head") != std::string::npos || head.find("<body") != std::string::npos;
 }

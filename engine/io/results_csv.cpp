@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "ywb/metrics.h"
 
 namespace fs = std::filesystem;
@@ -60,12 +61,6 @@ std::string rowLine(const ResultsRow& r, bool end2end) {
     line += buf;
   }
   return line + "\n";
-}
-
-std::string trimmed(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
 }
 
 std::vector<std::string> cells(const std::string& line) {

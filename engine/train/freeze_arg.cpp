@@ -3,19 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace ywb {
 namespace {
-
-std::string trimmed(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 [[noreturn]] void badFreeze(const std::string& text, const std::string& why) {
   fail("freeze=", text, ": ", why,
@@ -49,8 +42,7 @@ std::vector<int> canonicalList(const std::string& canonical) {
 
 std::string canonicalFreezeText(const std::string& text) {
   std::string t = trimmed(text);
-  std::string lower;
-  for (char c : t) lower += char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = asciiLower(t);
   if (lower.empty() || lower == "none" || lower == "null" || lower == "~") return "";
   const bool bracketed = t.front() == '[' || t.front() == '(';
   if (bracketed) {

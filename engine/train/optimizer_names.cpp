@@ -1,7 +1,8 @@
 #include "train/optimizer_names.h"
 
-#include <cctype>
 #include <sstream>
+
+#include "core/text.h"
 
 namespace ywb {
 
@@ -20,12 +21,8 @@ std::string namedOptimizerList() {
 }
 
 std::string canonicalOptimizerName(const std::string& name) {
-  auto lower = [](std::string t) {
-    for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return t;
-  };
   for (const auto& n : optimizerNames())
-    if (lower(n) == lower(name)) return n;
+    if (asciiLower(n) == asciiLower(name)) return n;
   return name;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "train/freeze_arg.h"
 #include "train/optimizer_names.h"
 
@@ -82,14 +83,9 @@ void parseInto(const std::string& key, const std::string& text, double lo, doubl
   out = v;
 }
 void parseInto(const std::string& key, const std::string& text, double, double, bool& out) {
-  std::string v;
-  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "true" || v == "1" || v == "yes" || v == "on")
-    out = true;
-  else if (v == "false" || v == "0" || v == "no" || v == "off")
-    out = false;
-  else
-    fail(key, "=", text, ": expected true or false");
+  const std::optional<bool> v = switchWord(text);
+  if (!v) fail(key, "=", text, ": expected true or false");
+  out = *v;
 }
 // Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool validUtf8(const std::string& s) {
@@ -134,8 +130,7 @@ std::string helpFor(const std::string& name, const std::string& help) {
 // Ultralytics 8.3's multi_scale was a bool whose true drew sizes in [0.5, 1.5] x imgsz: the float 0.5 of 8.4
 // (whose range is imgsz x (1 +/- multi_scale)); false is 0. Numbers pass through.
 std::string multiScaleFromBool(const std::string& text) {
-  std::string v;
-  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = asciiLower(text);
   if (v == "true" || v == "yes" || v == "on") return "0.5";
   if (v == "false" || v == "no" || v == "off") return "0";
   return text;
@@ -145,8 +140,7 @@ std::string multiScaleFromBool(const std::string& text) {
 // beside the originals) or False. disk is not written here: the images are read each epoch, as with false,
 // and the batches are the same either way.
 std::string cacheFromUltralytics(const std::string& text) {
-  std::string v;
-  for (char c : text) v += char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = asciiLower(text);
   if (v == "ram") return "true";
   if (v == "disk") return "false";
   return text;

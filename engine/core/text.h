@@ -1,0 +1,21 @@
+// Small text rules shared by the parsers of what users type and write (arguments, YAML, CSV, file names).
+// Torch-free: the fuzz targets compile it with the parsers (tests/fuzz/CMakeLists.txt).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ywb {
+
+/// `s` without leading and trailing white space (std::isspace: space, tab, CR, LF, VT, FF).
+std::string trimmed(std::string_view s);
+
+/// `s` with its ASCII letters in lower case; every other byte (UTF-8 included) unchanged.
+std::string asciiLower(std::string s);
+
+/// A switch's value as typed on a command line or in a form: true, yes, on, 1 / false, no, off, 0 in any
+/// letter case (Ultralytics' CLI reads the same words); nothing for any other text.
+std::optional<bool> switchWord(std::string_view s);
+
+}  // namespace ywb

@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "core/atomic_file.h"
+#include "core/text.h"
 #include "support/error_of.h"
 #include "support/tiny_run.h"
 #include "ywb/augment.h"
@@ -281,6 +282,26 @@ class TestTrainArgs : public QObject {
     QVERIFY(ywb::loadTrainArgsYamlText("cache: ram\nepochs: 3\n", "args.yaml", b).empty());
     QVERIFY(b.cache);
     QCOMPARE(b.epochs, 3);
+  }
+
+  // core/text.h, the small rules every parser above goes through. Expected values by hand: white space is
+  // std::isspace's six characters; only ASCII letters change case (the UTF-8 bytes of "Ä", C3 84, do not);
+  // the switch words are Ultralytics' CLI's.
+  void textRules() {
+    QCOMPARE(ywb::trimmed(" \t\v\f a b \r\n"), std::string("a b"));
+    QCOMPARE(ywb::trimmed(" \n "), std::string());
+    QCOMPARE(ywb::trimmed(""), std::string());
+    const std::string a_umlaut = "\xC3\x84";  // "Ä" in UTF-8
+    QCOMPARE(ywb::asciiLower(a_umlaut + "Bc.JPG"), a_umlaut + "bc.jpg");
+    for (const char* on : {"true", "TRUE", "Yes", "on", "1"})
+      QCOMPARE(ywb::switchWord(on), std::optional<bool>(true));
+    for (const char* off : {"false", "No", "OFF", "0"})
+      QCOMPARE(ywb::switchWord(off), std::optional<bool>(false));
+    for (const char* neither : {"", "2", "y", " true", "truex"}) QVERIFY2(!ywb::switchWord(neither), neither);
+    // The CLI's boolean arguments and TrainArgs read the same words.
+    ywb::TrainArgs a;
+    QVERIFY(a.set("amp", "Off") && !a.amp);
+    QVERIFY(a.set("amp", "ON") && a.amp);
   }
 
   void previewRefusesWhatTrainRefuses() {

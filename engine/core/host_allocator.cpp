@@ -2,11 +2,11 @@
 
 #include <malloc.h>
 
-#include "ywb/heap.h"
-
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include "ywb/heap.h"
 
 namespace ywb {
 
@@ -19,8 +19,9 @@ std::string tuneHostAllocator() {
       state = "glibc defaults (YWB_MALLOC=default)";
       return;
     }
-    // jemalloc (the GUI's) keeps freed pages for reuse by itself: unused ones decay back to the system over
-    // ~10 s (its dirty_decay_ms), far longer than a training step.
+    // jemalloc is the GUI's, and the GUI sets the same policy there (gui/training_controller.cpp's
+    // malloc_conf: no time-based purge, freed pages kept until the end of a run); glibc's settings below
+    // would tune an allocator nothing uses.
     const HeapAllocator heap = heapAllocator();
     if (heap.jemalloc) {
       state = heap.name + ", " + std::to_string(heap.arenas) + " arena(s), freed tensors kept for reuse";

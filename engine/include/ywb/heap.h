@@ -4,10 +4,10 @@
 // the CLI, one run per process, on glibc's malloc. Why (docs/RELIABILITY.md, "The GUI: five runs in one
 // process"; docs/PERFORMANCE.md, "The GUI thread during a run"): every run starts new threads (trainer,
 // loader workers); glibc gives them arenas of their own and keeps what they freed, so the GUI's RSS grew run
-// after run
-// (+17.7% over five runs); capping glibc at one arena kept RSS flat but made every thread share one malloc
-// lock, and on 2 cores a holder that lost its CPU kept the GUI thread waiting 40-70 ms. jemalloc serves each
-// thread's small allocations from a cache of its own and locks per size class, so one arena costs neither.
+// after run (+17.7% over five runs); capping glibc at one arena kept RSS flat but made every thread share one
+// malloc lock, and on 2 cores a holder that lost its CPU kept the GUI thread waiting 40-70 ms. jemalloc
+// serves each thread's small allocations from a cache of its own and locks per size class, so one arena
+// costs neither.
 // Thread rules: every function from any thread.
 #pragma once
 
@@ -20,8 +20,9 @@ namespace ywb {
 struct HeapAllocator {
   bool jemalloc = false;  ///< jemalloc is the process's malloc (linked by the program), else glibc's
   std::string name;       ///< "jemalloc 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c" or "glibc 2.36"
-  int arenas =
-      0;  ///< jemalloc's arenas for threads (opt.narenas; blocks over 8 MiB get one more); 0 for glibc
+  /// jemalloc's arenas for threads (opt.narenas; unless oversize_threshold is 0, blocks over 8 MiB get one
+  /// more); 0 for glibc, whose arenas grow with the threads
+  int arenas = 0;
 };
 HeapAllocator heapAllocator();
 

@@ -13,11 +13,14 @@ target_compile_options(ywb_torch INTERFACE ${_torch_flags})
 message(STATUS "LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}")
 
 # OpenCV: only the modules we use (the libopencv-dev meta package pulls in far more).
-find_package(OpenCV QUIET COMPONENTS core imgproc imgcodecs dnn)
+find_package(OpenCV QUIET COMPONENTS core imgproc imgcodecs dnn OPTIONAL_COMPONENTS videoio)
 add_library(ywb_opencv INTERFACE)
 if(OpenCV_FOUND)
   target_include_directories(ywb_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
   target_link_libraries(ywb_opencv INTERFACE ${OpenCV_LIBS})
+  if("opencv_videoio" IN_LIST OpenCV_LIBS)  # an optional component there
+    set(YW_HAVE_OPENCV_VIDEOIO ON)
+  endif()
 else()
   find_path(YW_OPENCV_INCLUDE opencv2/core.hpp PATH_SUFFIXES opencv4 REQUIRED)
   set(_cv_libs)
@@ -25,12 +28,12 @@ else()
     find_library(YW_OPENCV_${_m} opencv_${_m} REQUIRED)
     list(APPEND _cv_libs ${YW_OPENCV_${_m}})
   endforeach()
-  # imgcodecs (other image formats) and dnn (ONNX cross-check) are optional: GPU servers may lack them. A
-  # module counts only where core's library and headers are, with both its own: another OpenCV elsewhere on
-  # the machine (a system one beside the private prefix of installer/gpu-check.sh) does not lend its library
-  # to these headers.
+  # imgcodecs (other image formats), dnn (ONNX cross-check) and videoio (predict on videos) are optional: GPU
+  # servers may lack them. A module counts only where core's library and headers are, with both its own:
+  # another OpenCV elsewhere on the machine (a system one beside the private prefix of installer/gpu-check.sh)
+  # does not lend its library to these headers.
   get_filename_component(_cv_libdir "${YW_OPENCV_core}" DIRECTORY)
-  foreach(_m imgcodecs dnn)
+  foreach(_m imgcodecs dnn videoio)
     find_library(YW_OPENCV_${_m} opencv_${_m} HINTS "${_cv_libdir}" NO_DEFAULT_PATH)
     get_filename_component(_dir "${YW_OPENCV_${_m}}" DIRECTORY)
     if(YW_OPENCV_${_m} AND (NOT _dir STREQUAL _cv_libdir OR NOT EXISTS "${YW_OPENCV_INCLUDE}/opencv2/${_m}.hpp"))
@@ -39,11 +42,23 @@ else()
     if(YW_OPENCV_${_m})
       list(APPEND _cv_libs ${YW_OPENCV_${_m}})
       string(TOUPPER ${_m} _M)
-      target_compile_definitions(ywb_opencv INTERFACE YW_HAVE_OPENCV_${_M}=1)
+      if(_m STREQUAL "videoio")
+        set(YW_HAVE_OPENCV_VIDEOIO ON)
+      else()
+        target_compile_definitions(ywb_opencv INTERFACE YW_HAVE_OPENCV_${_M}=1)
+      endif()
     endif()
   endforeach()
   target_include_directories(ywb_opencv SYSTEM INTERFACE ${YW_OPENCV_INCLUDE})
   target_link_libraries(ywb_opencv INTERFACE ${_cv_libs})
+endif()
+
+# YW_HAVE_OPENCV_VIDEOIO is defined only for the files that read or write videos (engine/data/video_io.cpp and
+# their tests), not on ywb_opencv: every other object keeps its flags, and its ccache entry, with or without it.
+if(YW_HAVE_OPENCV_VIDEOIO)
+  message(STATUS "OpenCV videoio found: predict takes videos")
+else()
+  message(STATUS "OpenCV videoio not found (libopencv-videoio-dev): predict takes no videos")
 endif()
 
 pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg)

@@ -18,7 +18,7 @@ pkgs=(
   python3
   clang-format
   libtorch-dev libopenblas0-pthread
-  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev libopencv-videoio-dev
   libturbojpeg0-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libgloo-dev
 )

@@ -76,8 +76,20 @@ int runPredict(const Args& a) {
   o.save_conf = a.boolean("save_conf", false);
   o.classes = classIds(a.str("classes"));
   if (o.weights.empty() || o.source.empty())
-    throw Error("predict needs weights=FILE and source=IMAGE|FOLDER|LIST.txt|PATTERN");
+    throw Error("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
   o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", "predict"));
+  if (!a.json) {
+    // One line per image or video frame as it is found (a long video reports as it goes).
+    o.on_result = [](const PredictReport& so_far) {
+      const ImageDetections& img = so_far.images.back();
+      std::string where = img.path;
+      if (img.frame > 0)
+        where += " (frame " + std::to_string(img.frame) +
+                 (img.frames > 0 ? "/" + std::to_string(img.frames) : std::string()) + ")";
+      std::printf("%s: %s (%.1f ms)\n", where.c_str(), classCounts(img.boxes, so_far.names).c_str(), img.ms);
+      std::fflush(stdout);
+    };
+  }
   const PredictReport r = predictImages(o);
   if (a.json) {
     nlohmann::json images = nlohmann::json::array();
@@ -89,23 +101,27 @@ int runPredict(const Args& a) {
                          {"confidence", b.score},
                          {"box", {b.x1, b.y1, b.x2, b.y2}}});
       }
-      images.push_back({{"image", img.path}, {"ms", img.ms}, {"detections", boxes}});
+      nlohmann::json entry = {{"image", img.path}, {"ms", img.ms}, {"detections", boxes}};
+      if (img.frame > 0) entry["frame"] = img.frame, entry["frames"] = img.frames;
+      images.push_back(std::move(entry));
     }
-    std::cout << nlohmann::json{{"run_dir", o.out_dir}, {"images", images}, {"skipped", r.skipped}}.dump(2)
+    std::cout << nlohmann::json{{"run_dir", o.out_dir},
+                                {"images", images},
+                                {"videos", r.videos},
+                                {"skipped", r.skipped}}
+                     .dump(2)
               << "\n";
     return 0;
   }
-  for (const auto& img : r.images) {
-    std::printf("%s: %s (%.1f ms)\n", img.path.c_str(), classCounts(img.boxes, r.names).c_str(), img.ms);
-  }
   for (const auto& s : r.skipped) std::printf("skipped %s\n", s.c_str());
-  std::printf("Results in %s (annotated images%s)\n", o.out_dir.c_str(), o.save_txt ? ", labels/*.txt" : "");
+  std::printf("Results in %s (annotated %s%s)\n", o.out_dir.c_str(),
+              r.videos.empty() ? "images" : "images and videos", o.save_txt ? ", labels/*.txt" : "");
   return 0;
 }
 
 const RegisterVerb reg{
-    {"predict", "detect objects in an image or a folder; write annotated images and YOLO labels",
-     "weights=FILE.safetensors source=IMAGE|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
+    {"predict", "detect objects in images and videos; write annotated copies and YOLO labels",
+     "weights=FILE.safetensors source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
      "weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [classes=all] [save_txt=true] [save_conf=false]\n"
      "        [project=runs/detect] [name=predict] [end2end=true] [--json]\n\n"
@@ -119,7 +135,10 @@ const RegisterVerb reg{
      "one-to-many head with NMS.\n"
      "source= is an image, a folder (searched recursively), a .txt file listing images (one per line,\n"
      "relative to its folder) or a glob pattern such as 'images/*.jpg' (quote it for the shell), as a\n"
-     "data.yaml split may be; listed images that do not exist are reported and skipped.",
+     "data.yaml split may be; listed images that do not exist are reported and skipped. Videos (mp4, avi,\n"
+     "mkv, mov, webm, ...; anything FFmpeg decodes) are predicted frame by frame: the annotated copy is\n"
+     "<stem>.avi (Motion JPEG at the video's frame rate) and each frame's labels labels/<stem>_<frame>.txt\n"
+     "(frames counted from 1, as in Ultralytics); --json gives each frame's entry its frame number.",
      runPredict}};
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "data/video_io.h"
 
 namespace fs = std::filesystem;
 
@@ -25,10 +26,17 @@ void sortUnique(std::vector<std::string>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// Lists image files under `dir`, following symbolic links to folders (a dataset folder is often a link to
-// another disk) but entering each real folder once, so a link loop cannot recurse forever. A link to an image
-// that no longer exists goes to `broken`, so the scan reports it instead of skipping it silently.
-void listFolderInto(const fs::path& dir, std::vector<std::string>& out, std::vector<std::string>& broken) {
+// Which files a listing takes: images (a dataset split) or images and videos (predict's source=).
+using FileFilter = bool (*)(const std::string&);
+bool isImageOrVideo(const std::string& path) {
+  return isImageFile(path) || isVideoFile(path);
+}
+
+// Lists the files `accept` takes under `dir`, following symbolic links to folders (a dataset folder is often
+// a link to another disk) but entering each real folder once, so a link loop cannot recurse forever. A link
+// to an image that no longer exists goes to `broken`, so the scan reports it instead of skipping it silently.
+void listFolderInto(const fs::path& dir, std::vector<std::string>& out, std::vector<std::string>& broken,
+                    FileFilter accept = isImageFile) {
   std::error_code ec;
   std::set<fs::path> entered{fs::canonical(dir, ec)};
   fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
@@ -40,8 +48,8 @@ void listFolderInto(const fs::path& dir, std::vector<std::string>& out, std::vec
       if (!entered.insert(fs::canonical(it->path(), ec)).second || ec) it.disable_recursion_pending();
       ec.clear();
     } else if (it->is_regular_file(ec)) {
-      if (isImageFile(path)) out.push_back(path);
-    } else if (it->is_symlink(ec) && isImageFile(path) && !fs::exists(it->path(), ec)) {
+      if (accept(path)) out.push_back(path);
+    } else if (it->is_symlink(ec) && accept(path) && !fs::exists(it->path(), ec)) {
       broken.push_back(path);
     }
     ec.clear();
@@ -60,21 +68,21 @@ std::vector<std::string> globPaths(const std::string& pattern) {
   return out;
 }
 
-// Adds one source's images to `r`: a folder (recursively; its mirrored labels folder to `label_dirs`), a .txt
-// list (entries relative to its folder), an image, or a pattern of any of these. `what` names the source in
-// errors ("split source 'x'", "source=x").
+// Adds one source's images (the files `accept` takes) to `r`: a folder (recursively; its mirrored labels
+// folder to `label_dirs`), a .txt list (entries relative to its folder), an image, or a pattern of any of
+// these. `what` names the source in errors ("split source 'x'", "source=x").
 void addSource(const std::string& src, const std::string& what, SplitFiles& r,
-               std::vector<fs::path>& label_dirs) {
+               std::vector<fs::path>& label_dirs, FileFilter accept = isImageFile) {
   std::error_code ec;
   const fs::path p(src);
   if (isSourcePattern(src)) {
     const std::vector<std::string> matches = globPaths(src);
     if (matches.empty()) fail(what, ": the pattern matches no file");
     for (const auto& m : matches)
-      if (fs::is_directory(m, ec) || asciiLower(fs::path(m).extension().string()) == ".txt" || isImageFile(m))
-        addSource(m, what, r, label_dirs);
+      if (fs::is_directory(m, ec) || asciiLower(fs::path(m).extension().string()) == ".txt" || accept(m))
+        addSource(m, what, r, label_dirs, accept);
   } else if (fs::is_directory(p, ec)) {
-    listFolderInto(p, r.images, r.missing);
+    listFolderInto(p, r.images, r.missing, accept);
     const std::string mirrored = labelPathFor((p / "x.jpg").string());
     label_dirs.push_back(fs::path(mirrored).parent_path());
   } else if (asciiLower(p.extension().string()) == ".txt") {
@@ -96,8 +104,11 @@ void addSource(const std::string& src, const std::string& what, SplitFiles& r,
         r.missing.push_back(img.string());
       }
     }
-  } else if (fs::is_regular_file(p, ec) && isImageFile(src)) {
+  } else if (fs::is_regular_file(p, ec) && accept(src)) {
     r.images.push_back(p.lexically_normal().string());
+  } else if (accept == isImageOrVideo) {
+    fail(what, " is neither a folder, a .txt list, an image (", imageExtensionsText(), "), a video (",
+         videoExtensionsText(), ") nor a pattern such as images/*.jpg");
   } else {
     fail(what, " is neither a folder, a .txt image list, an image (", imageExtensionsText(), ") nor a ",
          "pattern such as images/*.jpg");
@@ -167,22 +178,39 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
   return r;
 }
 
-std::vector<std::string> listSourceImages(const std::string& source, const std::string& what,
-                                          std::vector<std::string>* missing) {
+namespace {
+
+std::vector<std::string> listSource(const std::string& source, const std::string& what,
+                                    std::vector<std::string>* missing, FileFilter accept) {
+  const bool videos = accept == isImageOrVideo;
   std::error_code ec;
   if (!isSourcePattern(source) && !fs::exists(source, ec))
-    fail(what, ": no such image, folder, .txt image list or pattern");
+    fail(what, videos ? ": no such image, video, folder, .txt list or pattern"
+                      : ": no such image, folder, .txt image list or pattern");
   SplitFiles r;
   std::vector<fs::path> label_dirs;
-  addSource(source, what, r, label_dirs);
+  addSource(source, what, r, label_dirs, accept);
   sortUnique(r.images);
   if (r.images.empty())
-    fail(what, ": no images (", imageExtensionsText(), ") there",
-         r.missing.empty()
-             ? ""
-             : "; " + std::to_string(r.missing.size()) + " listed or linked image(s) do not exist");
+    fail(what, ": no images (", imageExtensionsText(), ")",
+         videos ? " or videos (" + videoExtensionsText() + ")" : "", " there",
+         r.missing.empty() ? ""
+                           : "; " + std::to_string(r.missing.size()) + " listed or linked " +
+                                 (videos ? "file(s)" : "image(s)") + " do not exist");
   if (missing) *missing = std::move(r.missing);
   return r.images;
+}
+
+}  // namespace
+
+std::vector<std::string> listSourceImages(const std::string& source, const std::string& what,
+                                          std::vector<std::string>* missing) {
+  return listSource(source, what, missing, isImageFile);
+}
+
+std::vector<std::string> listSourceMedia(const std::string& source, const std::string& what,
+                                         std::vector<std::string>* missing) {
+  return listSource(source, what, missing, isImageOrVideo);
 }
 
 }  // namespace ywb

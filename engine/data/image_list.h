@@ -41,5 +41,9 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources);
 /// ywb::Error starting with `what` when the source names nothing or holds no image.
 std::vector<std::string> listSourceImages(const std::string& source, const std::string& what,
                                           std::vector<std::string>* missing = nullptr);
+/// The same for predict's source=, which takes videos (data/video_io.h's isVideoFile) beside images: in a
+/// folder, a list, a pattern, or as the source itself.
+std::vector<std::string> listSourceMedia(const std::string& source, const std::string& what,
+                                         std::vector<std::string>* missing = nullptr);
 
 }  // namespace ywb

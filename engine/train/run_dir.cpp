@@ -12,13 +12,14 @@ namespace fs = std::filesystem;
 
 namespace ywb {
 
-std::string makeRunDir(const std::string& project, const std::string& name, bool exist_ok) {
+std::string makeRunDir(const std::string& project, const std::string& name, bool exist_ok,
+                       bool weights_folder) {
   fs::path dir = fs::path(project) / name;
   if (!exist_ok) {
     for (int i = 2; fs::exists(dir); ++i) dir = fs::path(project) / (name + std::to_string(i));
   }
   std::error_code ec;
-  fs::create_directories(dir / "weights", ec);
+  fs::create_directories(weights_folder ? dir / "weights" : dir, ec);
   if (ec) fail("cannot create run folder '", dir.string(), "': ", ec.message());
   return dir.string();
 }

@@ -8,8 +8,9 @@
 
 namespace ywb {
 
-/// Picks `project/name`, or the first free `project/name2`, `name3`, ... unless exist_ok. Creates it and
-/// its weights/ folder. Throws ywb::Error when it cannot be created.
-std::string makeRunDir(const std::string& project, const std::string& name, bool exist_ok);
+/// Picks `project/name`, or the first free `project/name2`, `name3`, ... unless exist_ok. Creates it and,
+/// for a training run, its weights/ folder. Throws ywb::Error when it cannot be created.
+std::string makeRunDir(const std::string& project, const std::string& name, bool exist_ok,
+                       bool weights_folder = true);
 
 }  // namespace ywb

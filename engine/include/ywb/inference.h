@@ -12,11 +12,13 @@ namespace ywb {
 
 /// One image's detections (and ground truth, for validation) in original-image pixels.
 struct ImageDetections {
-  std::string path;
+  std::string path;  ///< the image, or the video a frame is of
   int width = 0, height = 0;
   std::vector<DetBox> boxes;
   std::vector<GtBox> truth;
-  double ms = 0;  ///< model + NMS time (predict)
+  double ms = 0;   ///< model + NMS time (predict)
+  int frame = 0;   ///< a video's frame, counted from 1 (0: an image)
+  int frames = 0;  ///< the frame count the video declares (0: unknown, or an image)
 };
 
 struct ValOptions {
@@ -61,31 +63,44 @@ ValReport validateWeights(const ValOptions& options);
 
 struct PredictOptions {
   std::string weights;
-  std::string source;  ///< an image or a folder of images
+  /// An image, a video (every frame; data/video_io.h lists the extensions), a folder of them (searched
+  /// recursively), a .txt list or a glob pattern.
+  std::string source;
   double conf = 0.25, iou = 0.7;
   int imgsz = 0;  ///< 0 = the size the weights were trained at
   int max_det = 300;
   std::string device;
   bool agnostic = false;
-  std::string out_dir;     ///< where annotated images (and labels/) go; empty = write nothing
-  bool save_txt = true;    ///< YOLO-format labels/<stem>.txt (class cx cy w h, normalised)
+  /// Where annotated images (<stem>.jpg), annotated videos (<stem>.avi, Motion JPEG at the source's frame
+  /// rate) and labels/ go; empty = write nothing.
+  std::string out_dir;
+  /// YOLO-format labels/<stem>.txt (class cx cy w h, normalised), a video's labels/<stem>_<frame>.txt
+  bool save_txt = true;
   bool save_conf = false;  ///< a sixth column with the confidence in those files (Ultralytics' save_conf)
   bool end2end = true;     ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
   /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best
   /// class is not among them is no candidate; NMS-free, the selected rows of other classes are dropped.
   std::vector<int> classes;
+  /// Called on the calling thread as soon as an image's or a video frame's detections are found (the
+  /// report so far: its last entry of `images` is the new one), so a long video reports as it goes. May be
+  /// empty.
+  std::function<void(const struct PredictReport&)> on_result;
 };
 
 struct PredictReport {
   std::vector<std::string> names;
-  std::vector<ImageDetections> images;
-  std::vector<std::string> skipped;  ///< "path: why" for unreadable images
+  std::vector<ImageDetections> images;  ///< every image and every video frame, in source order
+  /// "path: why" for unreadable images and videos, and for a video's frames that do not decode
+  std::vector<std::string> skipped;
+  std::vector<std::string> videos;  ///< the annotated videos written (out_dir/<stem>.avi)
 };
 
-/// Creates and returns a fresh run folder `project/name`, `name2`, ... (as training runs are named).
+/// Creates and returns a fresh run folder `project/name`, `name2`, ... (named as training runs are; without
+/// their weights/ folder).
 std::string newRunDir(const std::string& project, const std::string& name);
 
-/// Runs the detector on every image of `source`. Throws ywb::Error for missing weights/source.
+/// Runs the detector on every image and video frame of `source`. Throws ywb::Error for missing weights or
+/// source, or an annotated video that cannot be written whole.
 PredictReport predictImages(const PredictOptions& options);
 
 }  // namespace ywb

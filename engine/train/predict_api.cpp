@@ -1,0 +1,240 @@
+// predictImages(): the engine side of `ywb predict` and the quick start's predictions, on images and videos.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <opencv2/imgproc.hpp>
+#include <set>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/threads.h"
+#include "data/image_io.h"
+#include "data/image_list.h"
+#include "data/letterbox.h"
+#include "data/video_io.h"
+#include "eval/end2end.h"
+#include "eval/nms.h"
+#include "train/device.h"
+#include "train/model_loader.h"
+#include "ywb/inference.h"
+
+namespace fs = std::filesystem;
+
+namespace ywb {
+namespace {
+
+cv::Scalar classColor(int c) {
+  static const cv::Scalar palette[] = {{56, 56, 255},  {151, 157, 255}, {31, 112, 255}, {29, 178, 255},
+                                       {49, 210, 207}, {10, 249, 72},   {23, 204, 146}, {134, 219, 61},
+                                       {211, 188, 0},  {209, 85, 0},    {255, 149, 50}, {255, 56, 132}};
+  return palette[c % 12];
+}
+
+void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names) {
+  for (const auto& b : boxes) {
+    const std::string name = b.cls < int(names.size()) ? names[size_t(b.cls)] : std::to_string(b.cls);
+    cv::rectangle(img, cv::Point(int(b.x1), int(b.y1)), cv::Point(int(b.x2), int(b.y2)), classColor(b.cls),
+                  2);
+    char label[128];
+    std::snprintf(label, sizeof label, "%s %.2f", name.c_str(), b.score);
+    cv::putText(img, label, cv::Point(int(b.x1), std::max(12, int(b.y1) - 4)), cv::FONT_HERSHEY_SIMPLEX, 0.5,
+                classColor(b.cls), 1, cv::LINE_AA);
+  }
+}
+
+// One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
+// one-to-many head.
+// With `classes`, Ultralytics' filter: NMS-free, the rows of other classes are dropped from the selection;
+// before NMS, an anchor whose best class (over all classes) is another one loses every score, so it is no
+// candidate (the same candidates as Ultralytics' filter after its best-class step).
+at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
+                        const at::Tensor& allowed) {
+  if (o.end2end && m.end2end()) {
+    const at::Tensor det =
+        eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
+    if (!allowed.defined()) return det;
+    return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
+  }
+  at::Tensor pred = m.predict(x);  // [1, 4 + nc, A]
+  if (allowed.defined()) {
+    const at::Tensor scores = pred.narrow(1, 4, pred.size(1) - 4);
+    const at::Tensor keep = allowed.to(pred.device()).index({scores.argmax(1)});  // [1, A]
+    pred = at::cat({pred.narrow(1, 0, 4), scores * keep.unsqueeze(1).to(scores.scalar_type())}, 1);
+  }
+  return eval::nonMaxSuppression(pred, o.conf, o.iou, o.max_det, o.agnostic)[0];
+}
+
+// What one prediction run shares: the fused model, its input size, the class filter, the output folder.
+class Predictor {
+ public:
+  explicit Predictor(const PredictOptions& o) : o_(o), device_(pickDevice(o.device)) {
+    lm_ = loadModelWeights(o.weights, device_);
+    lm_.model->fuse();
+    imgsz_ = o.imgsz > 0 ? o.imgsz : lm_.imgsz;
+    if (!o.classes.empty()) {
+      allowed_ = at::zeros({int64_t(lm_.names.size())}, at::kBool);
+      for (const int c : o.classes) {
+        if (c < 0 || size_t(c) >= lm_.names.size())
+          fail("classes=", c, ": the weights have classes 0..", lm_.names.size() - 1);
+        allowed_[c] = true;
+      }
+    }
+    if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
+  }
+
+  const std::vector<std::string>& names() const { return lm_.names; }
+
+  // A name for the outputs of `path` (its stem), unique within the run: images of one name from different
+  // folders (a recursive folder, a list, a pattern) get stem_2, stem_3, ... instead of overwriting each
+  // other's picture and labels.
+  std::string outputStem(const std::string& path) {
+    std::string stem = fs::path(path).stem().string();
+    for (int n = 2; !used_stems_.insert(stem).second; ++n)
+      stem = fs::path(path).stem().string() + "_" + std::to_string(n);
+    return stem;
+  }
+
+  // Detects on one BGR image (an image file's or a video frame's) in its own pixels; writes its label file
+  // `labels/<label_stem>.txt` when the run saves labels. `out.path` and `out.frame` are the caller's.
+  ImageDetections detect(const cv::Mat& img, const std::string& label_stem) {
+    const int ow = img.cols, oh = img.rows;
+    LetterboxInfo info;
+    cv::Mat lb = letterbox(img, cv::Size(imgsz_, imgsz_), /*auto_mode=*/true, /*scaleup=*/false, 32, &info);
+    cv::Mat rgb;
+    cv::cvtColor(lb, rgb, cv::COLOR_BGR2RGB);
+    const auto t0 = std::chrono::steady_clock::now();
+    at::Tensor x = at::from_blob(rgb.data, {1, rgb.rows, rgb.cols, 3}, at::kByte)
+                       .permute({0, 3, 1, 2})
+                       .to(device_)
+                       .to(at::kFloat)
+                       .div_(255.0);
+    at::Tensor det = detectTensor(*lm_.model, x, o_, allowed_).to(at::kCPU).contiguous();
+    ImageDetections out;
+    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out.width = ow;
+    out.height = oh;
+    auto d = det.accessor<float, 2>();
+    std::string txt;
+    for (int64_t k = 0; k < det.size(0); ++k) {
+      DetBox b;
+      b.x1 = std::clamp(float((d[k][0] - info.left) / info.ratio), 0.f, float(ow));
+      b.y1 = std::clamp(float((d[k][1] - info.top) / info.ratio), 0.f, float(oh));
+      b.x2 = std::clamp(float((d[k][2] - info.left) / info.ratio), 0.f, float(ow));
+      b.y2 = std::clamp(float((d[k][3] - info.top) / info.ratio), 0.f, float(oh));
+      b.score = d[k][4];
+      b.cls = int(d[k][5]);
+      out.boxes.push_back(b);
+      char line[160];
+      std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f", b.cls, (b.x1 + b.x2) / 2 / ow,
+                    (b.y1 + b.y2) / 2 / oh, (b.x2 - b.x1) / ow, (b.y2 - b.y1) / oh);
+      txt += line;
+      if (o_.save_conf) {
+        std::snprintf(line, sizeof line, " %.5f", b.score);
+        txt += line;
+      }
+      txt += "\n";
+    }
+    if (!o_.out_dir.empty() && o_.save_txt)
+      writeFileAtomic((fs::path(o_.out_dir) / "labels" / (label_stem + ".txt")).string(), txt);
+    return out;
+  }
+
+  void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, lm_.names); }
+
+ private:
+  const PredictOptions& o_;
+  at::Device device_;
+  LoadedModel lm_;
+  int imgsz_ = 0;
+  at::Tensor allowed_;  // [nc] bool, defined when classes= chose some
+  std::set<std::string> used_stems_;
+};
+
+}  // namespace
+
+PredictReport predictImages(const PredictOptions& o) {
+  return guarded("predict", [&] {
+    if (o.weights.empty() || o.source.empty())
+      fail("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
+    configureTorchThreads(0);
+    Predictor p(o);
+    PredictReport rep;
+    rep.names = p.names();
+    auto report = [&](ImageDetections&& det) {
+      rep.images.push_back(std::move(det));
+      if (o.on_result) o.on_result(rep);
+    };
+    torch::NoGradGuard no_grad;
+    std::vector<std::string> missing;
+    const std::vector<std::string> files = listSourceMedia(o.source, "source=" + o.source, &missing);
+    for (const auto& m : missing) {
+      std::error_code ec;
+      rep.skipped.push_back(m + (fs::is_symlink(m, ec)
+                                     ? ": broken link (the file it points to does not exist)"
+                                     : ": listed, but no such file"));
+    }
+    for (const auto& path : files) {
+      if (isVideoFile(path)) {
+        // Every frame, in order: labels/<stem>_<frame>.txt (frames counted from 1, as Ultralytics names
+        // them) and the annotated copy <stem>.avi at the video's frame rate.
+        std::unique_ptr<VideoReader> in;
+        try {
+          in = std::make_unique<VideoReader>(path);
+        } catch (const Error& e) {
+          rep.skipped.push_back(e.what());
+          continue;
+        }
+        const std::string stem = p.outputStem(path);
+        std::unique_ptr<VideoWriter> out;
+        if (!o.out_dir.empty())
+          out = std::make_unique<VideoWriter>((fs::path(o.out_dir) / (stem + ".avi")).string(), in->fps());
+        cv::Mat frame;
+        while (in->read(frame)) {
+          ImageDetections det = p.detect(frame, stem + "_" + std::to_string(in->framesRead()));
+          det.path = path;
+          det.frame = in->framesRead();
+          det.frames = in->declaredFrames();
+          if (out) {
+            p.draw(frame, det);
+            out->write(frame);
+          }
+          report(std::move(det));
+        }
+        if (in->framesRead() == 0) {
+          rep.skipped.push_back(path + ": no frame of the video decodes");
+        } else if (in->framesRead() < in->declaredFrames()) {
+          rep.skipped.push_back(path + ": frames " + std::to_string(in->framesRead() + 1) + " to " +
+                                std::to_string(in->declaredFrames()) +
+                                " do not decode (the video's header declares " +
+                                std::to_string(in->declaredFrames()) + ")");
+        }
+        if (out && in->framesRead() > 0) {
+          out->finish();
+          rep.videos.push_back((fs::path(o.out_dir) / (stem + ".avi")).string());
+        }
+        continue;
+      }
+      int ow = 0, oh = 0;
+      cv::Mat img;
+      try {
+        img = loadImage(path, 0, /*fast=*/false, &ow, &oh);
+      } catch (const Error& e) {
+        rep.skipped.push_back(e.what());
+        continue;
+      }
+      const std::string stem = o.out_dir.empty() ? std::string() : p.outputStem(path);
+      ImageDetections det = p.detect(img, stem);
+      det.path = path;
+      if (!o.out_dir.empty()) {
+        p.draw(img, det);
+        writeFileAtomic((fs::path(o.out_dir) / (stem + ".jpg")).string(), encodeJpeg(img, 92));
+      }
+      report(std::move(det));
+    }
+    return rep;
+  });
+}
+
+}  // namespace ywb

@@ -49,6 +49,11 @@ struct VideoReader::Impl {
 };
 struct VideoWriter::Impl {
   cv::VideoWriter out;
+  std::string part;  // the file being written, renamed to the writer's path by finish()
+  double fps = 30;
+  cv::Size size;
+  int written = 0;
+  bool finished = false;
 };
 
 bool videoSupported() {
@@ -79,47 +84,49 @@ bool VideoReader::read(cv::Mat& frame) {
 }
 
 VideoWriter::VideoWriter(std::string path, double fps)
-    : path_(std::move(path)), fps_(fps), impl_(std::make_unique<Impl>()) {
+    : path_(std::move(path)), impl_(std::make_unique<Impl>()) {
   const fs::path p(path_);
-  part_ = (p.parent_path() / (p.stem().string() + ".part.avi")).string();
+  impl_->part = (p.parent_path() / (p.stem().string() + ".part.avi")).string();
+  impl_->fps = fps;
 }
 
 VideoWriter::~VideoWriter() {
-  if (finished_) return;
+  if (impl_->finished) return;
   impl_->out.release();
   std::error_code ec;
-  fs::remove(part_, ec);
+  fs::remove(impl_->part, ec);
 }
 
 void VideoWriter::write(const cv::Mat& frame) {
-  if (written_ == 0) {
-    size_ = frame.size();
-    if (!impl_->out.open(part_, cv::CAP_OPENCV_MJPEG, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps_,
-                         size_))
-      fail("cannot create the video '", part_, "' (", size_.width, "x", size_.height, ")");
+  Impl& w = *impl_;
+  if (w.written == 0) {
+    w.size = frame.size();
+    if (!w.out.open(w.part, cv::CAP_OPENCV_MJPEG, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), w.fps, w.size))
+      fail("cannot create the video '", w.part, "' (", w.size.width, "x", w.size.height, ")");
   }
-  if (frame.size() != size_ || frame.type() != CV_8UC3)
-    fail("video '", path_, "', frame ", written_ + 1, ": ", frame.cols, "x", frame.rows,
-         " differs from the first frame's ", size_.width, "x", size_.height);
-  impl_->out.write(frame);
-  ++written_;
+  if (frame.size() != w.size || frame.type() != CV_8UC3)
+    fail("video '", path_, "', frame ", w.written + 1, ": ", frame.cols, "x", frame.rows,
+         " differs from the first frame's ", w.size.width, "x", w.size.height);
+  w.out.write(frame);
+  ++w.written;
 }
 
 int VideoWriter::finish() {
-  impl_->out.release();
-  if (written_ == 0) return 0;
+  Impl& w = *impl_;
+  w.out.release();
+  if (w.written == 0) return 0;
   // The writer reports no I/O errors; its index, written last, says how many frames reached the disk.
-  cv::VideoCapture back(part_, cv::CAP_OPENCV_MJPEG);
+  cv::VideoCapture back(w.part, cv::CAP_OPENCV_MJPEG);
   const double n = back.isOpened() ? back.get(cv::CAP_PROP_FRAME_COUNT) : 0;
   back.release();
-  if (!(n == written_))
-    fail("the annotated video '", part_, "' holds ", int(n), " of the ", written_,
+  if (!(n == w.written))
+    fail("the annotated video '", w.part, "' holds ", int(n), " of the ", w.written,
          " frames written (is the disk full?); it was removed");
   std::error_code ec;
-  fs::rename(part_, path_, ec);
-  if (ec) fail("cannot rename '", part_, "' to '", path_, "': ", ec.message());
-  finished_ = true;
-  return written_;
+  fs::rename(w.part, path_, ec);
+  if (ec) fail("cannot rename '", w.part, "' to '", path_, "': ", ec.message());
+  w.finished = true;
+  return w.written;
 }
 
 #else  // no videoio in this build
@@ -137,7 +144,7 @@ VideoReader::~VideoReader() = default;
 bool VideoReader::read(cv::Mat&) {
   return false;
 }
-VideoWriter::VideoWriter(std::string path, double fps) : path_(std::move(path)), fps_(fps) {}
+VideoWriter::VideoWriter(std::string path, double) : path_(std::move(path)) {}
 VideoWriter::~VideoWriter() = default;
 void VideoWriter::write(const cv::Mat&) {
   noVideoSupport(path_);

@@ -63,13 +63,9 @@ class VideoWriter {
   int finish();
 
  private:
-  struct Impl;
-  std::string path_, part_;
-  double fps_;
+  struct Impl;  // the OpenCV writer and its state
+  std::string path_;
   std::unique_ptr<Impl> impl_;
-  cv::Size size_;
-  int written_ = 0;
-  bool finished_ = false;
 };
 
 }  // namespace ywb

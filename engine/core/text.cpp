@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <cctype>
+#include <filesystem>
 
 namespace ywb {
 
@@ -21,6 +22,20 @@ std::optional<bool> switchWord(std::string_view s) {
   if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
   if (v == "false" || v == "no" || v == "off" || v == "0") return false;
   return std::nullopt;
+}
+
+bool hasExtension(const std::string& path, std::initializer_list<const char*> extensions) {
+  const std::string ext = asciiLower(std::filesystem::path(path).extension().string());
+  if (ext.size() < 2) return false;
+  for (const char* e : extensions)
+    if (ext.compare(1, std::string::npos, e) == 0) return true;
+  return false;
+}
+
+std::string commaList(std::initializer_list<const char*> words) {
+  std::string s;
+  for (const char* w : words) s += (s.empty() ? "" : ", ") + std::string(w);
+  return s;
 }
 
 }  // namespace ywb

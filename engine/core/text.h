@@ -2,6 +2,7 @@
 // Torch-free: the fuzz targets compile it with the parsers (tests/fuzz/CMakeLists.txt).
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,5 +18,12 @@ std::string asciiLower(std::string s);
 /// A switch's value as typed on a command line or in a form: true, yes, on, 1 / false, no, off, 0 in any
 /// letter case (Ultralytics' CLI reads the same words); nothing for any other text.
 std::optional<bool> switchWord(std::string_view s);
+
+/// Whether a file name's extension (after its last dot, in any letter case) is one of `extensions` (given
+/// lower-case, without the dot): the rule behind "is this an image / a video" (data/image_list.h,
+/// data/video_io.h). A name without an extension, or a dot-file's own name, has none.
+bool hasExtension(const std::string& path, std::initializer_list<const char*> extensions);
+/// Words as messages list them: "jpg, jpeg, png".
+std::string commaList(std::initializer_list<const char*> words);
 
 }  // namespace ywb

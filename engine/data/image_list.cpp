@@ -1,7 +1,6 @@
 #include "data/image_list.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +18,8 @@ namespace ywb {
 namespace {
 
 // The image extensions datasets and sources may use, in the order messages list them.
-constexpr std::array<const char*, 7> kImageExtensions = {"jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"};
+const std::initializer_list<const char*> kImageExtensions = {"jpg", "jpeg", "png", "bmp",
+                                                             "tif", "tiff", "webp"};
 
 void sortUnique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
@@ -79,13 +79,13 @@ void addSource(const std::string& src, const std::string& what, SplitFiles& r,
     const std::vector<std::string> matches = globPaths(src);
     if (matches.empty()) fail(what, ": the pattern matches no file");
     for (const auto& m : matches)
-      if (fs::is_directory(m, ec) || asciiLower(fs::path(m).extension().string()) == ".txt" || accept(m))
+      if (fs::is_directory(m, ec) || hasExtension(m, {"txt"}) || accept(m))
         addSource(m, what, r, label_dirs, accept);
   } else if (fs::is_directory(p, ec)) {
     listFolderInto(p, r.images, r.missing, accept);
     const std::string mirrored = labelPathFor((p / "x.jpg").string());
     label_dirs.push_back(fs::path(mirrored).parent_path());
-  } else if (asciiLower(p.extension().string()) == ".txt") {
+  } else if (hasExtension(src, {"txt"})) {
     std::ifstream in(src);
     if (!in) fail(what, ": cannot read the image list '", src, "'");
     std::string line;
@@ -131,15 +131,11 @@ bool isSourcePattern(const std::string& src) {
 }
 
 bool isImageFile(const std::string& path) {
-  const std::string ext = asciiLower(fs::path(path).extension().string());
-  return !ext.empty() &&
-         std::find(kImageExtensions.begin(), kImageExtensions.end(), ext.substr(1)) != kImageExtensions.end();
+  return hasExtension(path, kImageExtensions);
 }
 
 std::string imageExtensionsText() {
-  std::string s;
-  for (const char* e : kImageExtensions) s += (s.empty() ? "" : ", ") + std::string(e);
-  return s;
+  return commaList(kImageExtensions);
 }
 
 std::string labelPathFor(const std::string& image_path) {
@@ -168,8 +164,7 @@ SplitFiles listSplitFiles(const std::vector<std::string>& sources) {
     fs::recursive_directory_iterator it(dir, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string f = it->path().lexically_normal().string();
-      if (it->is_regular_file(ec) && asciiLower(it->path().extension().string()) == ".txt" &&
-          !expected.count(f)) {
+      if (it->is_regular_file(ec) && hasExtension(f, {"txt"}) && !expected.count(f)) {
         r.orphans.push_back(f);
       }
     }

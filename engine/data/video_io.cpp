@@ -1,7 +1,5 @@
 #include "data/video_io.h"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 #include <filesystem>
 
@@ -19,8 +17,8 @@ namespace ywb {
 namespace {
 
 // Ultralytics' video formats (its VID_FORMATS), in the order messages list them.
-constexpr std::array<const char*, 12> kVideoExtensions = {"asf", "avi",  "gif", "m4v", "mkv", "mov",
-                                                          "mp4", "mpeg", "mpg", "ts",  "wmv", "webm"};
+const std::initializer_list<const char*> kVideoExtensions = {"asf", "avi",  "gif", "m4v", "mkv", "mov",
+                                                             "mp4", "mpeg", "mpg", "ts",  "wmv", "webm"};
 
 [[noreturn]] void noVideoSupport(const std::string& path) {
   fail("cannot read the video '", path,
@@ -31,15 +29,11 @@ constexpr std::array<const char*, 12> kVideoExtensions = {"asf", "avi",  "gif", 
 }  // namespace
 
 bool isVideoFile(const std::string& path) {
-  const std::string ext = asciiLower(fs::path(path).extension().string());
-  return !ext.empty() &&
-         std::find(kVideoExtensions.begin(), kVideoExtensions.end(), ext.substr(1)) != kVideoExtensions.end();
+  return hasExtension(path, kVideoExtensions);
 }
 
 std::string videoExtensionsText() {
-  std::string s;
-  for (const char* e : kVideoExtensions) s += (s.empty() ? "" : ", ") + std::string(e);
-  return s;
+  return commaList(kVideoExtensions);
 }
 
 #ifdef YW_HAVE_OPENCV_VIDEOIO

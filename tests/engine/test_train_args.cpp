@@ -298,6 +298,17 @@ class TestTrainArgs : public QObject {
     for (const char* off : {"false", "No", "OFF", "0"})
       QCOMPARE(ywb::switchWord(off), std::optional<bool>(false));
     for (const char* neither : {"", "2", "y", " true", "truex"}) QVERIFY2(!ywb::switchWord(neither), neither);
+    // Extensions: the last dot of the file name (not of a folder), any letter case; a dot-file's name is
+    // no extension (std::filesystem's rule), nor is a bare trailing dot.
+    QVERIFY(ywb::hasExtension("a/B.JPG", {"png", "jpg"}));
+    QVERIFY(ywb::hasExtension("x.tar.gz", {"gz"}));
+    QVERIFY(!ywb::hasExtension("x.tar.gz", {"tar"}));
+    QVERIFY(!ywb::hasExtension("a/.jpg", {"jpg"}));
+    QVERIFY(!ywb::hasExtension("a.jpg/x", {"jpg"}));
+    QVERIFY(!ywb::hasExtension("x.", {""}));
+    QVERIFY(!ywb::hasExtension("x.jpgx", {"jpg"}));
+    QCOMPARE(ywb::commaList({"jpg", "png"}), std::string("jpg, png"));
+    QCOMPARE(ywb::commaList({}), std::string());
     // The CLI's boolean arguments and TrainArgs read the same words.
     ywb::TrainArgs a;
     QVERIFY(a.set("amp", "Off") && !a.amp);

@@ -61,7 +61,8 @@ std::vector<int> classIds(std::string text) {
 
 int runPredict(const Args& a) {
   a.requireKnown({"weights", "model", "source", "conf", "iou", "imgsz", "max_det", "device", "project",
-                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end"});
+                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end", "save",
+                  "vid_stride"});
   PredictOptions o;
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.source = a.str("source");
@@ -74,6 +75,8 @@ int runPredict(const Args& a) {
   o.end2end = a.boolean("end2end", o.end2end);
   o.save_txt = a.boolean("save_txt", true);
   o.save_conf = a.boolean("save_conf", false);
+  o.save = a.boolean("save", true);
+  o.vid_stride = int(a.integer("vid_stride", 1));
   o.classes = classIds(a.str("classes"));
   if (o.weights.empty() || o.source.empty())
     throw Error("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
@@ -124,7 +127,7 @@ const RegisterVerb reg{
      "weights=FILE.safetensors source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
      "weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [classes=all] [save_txt=true] [save_conf=false]\n"
-     "        [project=runs/detect] [name=predict] [end2end=true] [--json]\n\n"
+     "        [project=runs/detect] [name=predict] [end2end=true] [save=true] [vid_stride=1] [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "label\n"
      "file labels/<stem>.txt per image (class cx cy w h, normalised: usable as training labels; save_conf\n"
@@ -138,7 +141,9 @@ const RegisterVerb reg{
      "data.yaml split may be; listed images that do not exist are reported and skipped. Videos (mp4, avi,\n"
      "mkv, mov, webm, ...; anything FFmpeg decodes) are predicted frame by frame: the annotated copy is\n"
      "<stem>.avi (Motion JPEG at the video's frame rate) and each frame's labels labels/<stem>_<frame>.txt\n"
-     "(frames counted from 1, as in Ultralytics); --json gives each frame's entry its frame number.",
+     "(frames counted from 1, as in Ultralytics); --json gives each frame's entry its frame number.\n"
+     "vid_stride=N predicts frames N, 2N, ... only (the video's own numbers name them). save=false writes\n"
+     "no annotated images or videos (labels still follow save_txt).",
      runPredict}};
 
 }  // namespace

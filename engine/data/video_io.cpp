@@ -70,6 +70,12 @@ VideoReader::VideoReader(const std::string& path) : path_(path), impl_(std::make
 
 VideoReader::~VideoReader() = default;
 
+bool VideoReader::skip() {
+  if (!impl_->cap.grab()) return false;
+  ++read_;
+  return true;
+}
+
 bool VideoReader::read(cv::Mat& frame) {
   if (!impl_->cap.read(frame) || frame.empty()) return false;
   if (frame.type() != CV_8UC3) fail("video '", path_, "', frame ", read_ + 1, ": not 8-bit colour");
@@ -136,6 +142,9 @@ VideoReader::VideoReader(const std::string& path) : path_(path) {
 }
 VideoReader::~VideoReader() = default;
 bool VideoReader::read(cv::Mat&) {
+  return false;
+}
+bool VideoReader::skip() {
   return false;
 }
 VideoWriter::VideoWriter(std::string path, double) : path_(std::move(path)) {}

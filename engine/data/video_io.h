@@ -30,11 +30,13 @@ class VideoReader {
 
   /// The next frame as 8-bit BGR; false at the end (or where the rest no longer decodes).
   bool read(cv::Mat& frame);
+  /// Passes over the next frame without decoding it; false at the end.
+  bool skip();
   /// The frame count the container declares (an estimate for some formats; 0 when unknown).
   int declaredFrames() const { return declared_; }
   /// Frames per second (the container's; 30 when it declares none, as Ultralytics assumes).
   double fps() const { return fps_; }
-  /// Frames read so far.
+  /// Frames read or skipped so far: the number of the frame read last (counted from 1).
   int framesRead() const { return read_; }
 
  private:

@@ -158,6 +158,8 @@ PredictReport predictImages(const PredictOptions& o) {
   return guarded("predict", [&] {
     if (o.weights.empty() || o.source.empty())
       fail("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
+    if (o.vid_stride < 1)
+      fail("vid_stride=", o.vid_stride, ": expected 1 or more (every n-th frame of a video)");
     configureTorchThreads(0);
     Predictor p(o);
     PredictReport rep;
@@ -177,8 +179,8 @@ PredictReport predictImages(const PredictOptions& o) {
     }
     for (const auto& path : files) {
       if (isVideoFile(path)) {
-        // Every frame, in order: labels/<stem>_<frame>.txt (frames counted from 1, as Ultralytics names
-        // them) and the annotated copy <stem>.avi at the video's frame rate.
+        // Every frame (every vid_stride-th), in order: labels/<stem>_<frame>.txt (the video's frame number,
+        // counted from 1 as Ultralytics counts) and the annotated copy <stem>.avi at the video's frame rate.
         std::unique_ptr<VideoReader> in;
         try {
           in = std::make_unique<VideoReader>(path);
@@ -188,10 +190,17 @@ PredictReport predictImages(const PredictOptions& o) {
         }
         const std::string stem = p.outputStem(path);
         std::unique_ptr<VideoWriter> out;
-        if (!o.out_dir.empty())
+        if (!o.out_dir.empty() && o.save)
           out = std::make_unique<VideoWriter>((fs::path(o.out_dir) / (stem + ".avi")).string(), in->fps());
         cv::Mat frame;
-        while (in->read(frame)) {
+        int predicted = 0;
+        auto next = [&] {  // frames vid_stride, 2 vid_stride, ...: the ones between are skipped undecoded
+          for (int k = 1; k < o.vid_stride; ++k)
+            if (!in->skip()) return false;
+          return in->read(frame);
+        };
+        while (next()) {
+          ++predicted;
           ImageDetections det = p.detect(frame, stem + "_" + std::to_string(in->framesRead()));
           det.path = path;
           det.frame = in->framesRead();
@@ -204,13 +213,17 @@ PredictReport predictImages(const PredictOptions& o) {
         }
         if (in->framesRead() == 0) {
           rep.skipped.push_back(path + ": no frame of the video decodes");
+        } else if (predicted == 0) {
+          rep.skipped.push_back(path + ": its " + std::to_string(in->framesRead()) +
+                                " frame(s) are fewer than vid_stride=" + std::to_string(o.vid_stride) +
+                                ": none predicted");
         } else if (in->framesRead() < in->declaredFrames()) {
           rep.skipped.push_back(path + ": frames " + std::to_string(in->framesRead() + 1) + " to " +
                                 std::to_string(in->declaredFrames()) +
                                 " do not decode (the video's header declares " +
                                 std::to_string(in->declaredFrames()) + ")");
         }
-        if (out && in->framesRead() > 0) {
+        if (out && predicted > 0) {
           out->finish();
           rep.videos.push_back((fs::path(o.out_dir) / (stem + ".avi")).string());
         }
@@ -227,7 +240,7 @@ PredictReport predictImages(const PredictOptions& o) {
       const std::string stem = o.out_dir.empty() ? std::string() : p.outputStem(path);
       ImageDetections det = p.detect(img, stem);
       det.path = path;
-      if (!o.out_dir.empty()) {
+      if (!o.out_dir.empty() && o.save) {
         p.draw(img, det);
         writeFileAtomic((fs::path(o.out_dir) / (stem + ".jpg")).string(), encodeJpeg(img, 92));
       }

@@ -126,6 +126,29 @@ void TestPredictVideo::videoFramesEqualTheirImages() {
   QVERIFY(
       !QFileInfo::exists(tmp_.path() + "/video/weights"));  // a training run's folder, not a predict run's
 
+  // vid_stride=3: frames 3 and 6 (Ultralytics' choice: every third, counted from 1), named by the video's
+  // own numbers and equal to those frames' images; 7 and 8 make no third; save=false: labels only.
+  const QJsonObject strided = predictJson({"source=" + tmp_.path() + "/clip.avi", "project=" + tmp_.path(),
+                                           "name=strided", "vid_stride=3", "save=false"});
+  const QJsonArray st = strided["images"].toArray();
+  QCOMPARE(st.size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    const int frame = 3 * (i + 1);
+    QCOMPARE(st[i].toObject()["frame"].toInt(), frame);
+    QCOMPARE(st[i].toObject()["detections"].toArray(), s[frame - 1].toObject()["detections"].toArray());
+  }
+  QVERIFY(strided["skipped"].toArray().isEmpty());
+  QVERIFY(strided["videos"].toArray().isEmpty());
+  QCOMPARE(QDir(tmp_.path() + "/strided").entryList(QDir::Files), QStringList());  // no annotated copy
+  QCOMPARE(QDir(tmp_.path() + "/strided/labels").entryList(QDir::Files),
+           (QStringList{"clip_3.txt", "clip_6.txt"}));
+  const QJsonObject too_far = predictJson(
+      {"source=" + tmp_.path() + "/clip.avi", "project=" + tmp_.path(), "name=far", "vid_stride=9"});
+  QCOMPARE(too_far["images"].toArray().size(), 0);
+  QVERIFY2(too_far["skipped"].toArray()[0].toString().endsWith(
+               "clip.avi: its 8 frame(s) are fewer than vid_stride=9: none predicted"),
+           qPrintable(QJsonDocument(too_far).toJson()));
+
   // The text output: one line per frame, "path (frame k/n): counts (ms)".
   const CliResult text =
       ywbRun({"predict", "weights=" + kWeights, "device=cpu", "conf=0.1",

@@ -76,6 +76,11 @@ struct PredictOptions {
   std::string out_dir;
   /// YOLO-format labels/<stem>.txt (class cx cy w h, normalised), a video's labels/<stem>_<frame>.txt
   bool save_txt = true;
+  /// The annotated images and videos in out_dir (Ultralytics' save; labels follow save_txt alone).
+  bool save = true;
+  /// A video's frames vid_stride, 2 vid_stride, ... (counted from 1) are predicted, the others skipped
+  /// undecoded, as Ultralytics' vid_stride; frame numbers stay the video's own.
+  int vid_stride = 1;
   bool save_conf = false;  ///< a sixth column with the confidence in those files (Ultralytics' save_conf)
   bool end2end = true;     ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
   /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best

@@ -138,14 +138,17 @@ const RegisterVerb reg{
      "one-to-many head with NMS.\n"
      "source= is an image, a folder (searched recursively), a .txt file listing images (one per line,\n"
      "relative to its folder) or a glob pattern such as 'images/*.jpg' (quote it for the shell), as a\n"
-     "data.yaml split may be; listed images that do not exist are reported and skipped. Videos "
-     "(Ultralytics'\n"
-     "extensions: asf avi gif m4v mkv mov mp4 mpeg mpg ts wmv webm; decoded by FFmpeg) are predicted frame\n"
-     "by frame, also inside a folder, list or pattern: the annotated copy is\n"
-     "<stem>.avi (Motion JPEG at the video's frame rate) and each frame's labels labels/<stem>_<frame>.txt\n"
-     "(frames counted from 1, as in Ultralytics); --json gives each frame's entry its frame number.\n"
-     "vid_stride=N predicts frames N, 2N, ... only (the video's own numbers name them). save=false writes\n"
-     "no annotated images or videos (labels still follow save_txt).",
+     "data.yaml split may be; listed images that do not exist are reported and skipped.\n"
+     "Videos (Ultralytics' extensions: " +
+         videoExtensionsText() +
+         ";\n"
+         "decoded by FFmpeg) are predicted frame by frame, also inside a folder, list or pattern: the\n"
+         "annotated copy is <stem>.avi (Motion JPEG at the video's frame rate) and each frame's labels\n"
+         "labels/<stem>_<frame>.txt "
+         "(frames counted from 1, as in Ultralytics);\n--json gives each frame's entry its frame number.\n"
+         "vid_stride=N predicts frames N, 2N, ... only (the video's own numbers name them). save=false "
+         "writes\n"
+         "no annotated images or videos (labels still follow save_txt).",
      runPredict}};
 
 }  // namespace

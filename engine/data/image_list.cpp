@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "data/video_io.h"
+#include "ywb/inference.h"
 
 namespace fs = std::filesystem;
 
@@ -18,8 +19,8 @@ namespace ywb {
 namespace {
 
 // The image extensions datasets and sources may use, in the order messages list them.
-const std::initializer_list<const char*> kImageExtensions = {"jpg", "jpeg", "png", "bmp",
-                                                             "tif", "tiff", "webp"};
+constexpr std::initializer_list<const char*> kImageExtensions = {"jpg", "jpeg", "png", "bmp",
+                                                                 "tif", "tiff", "webp"};
 
 void sortUnique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());

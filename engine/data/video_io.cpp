@@ -10,15 +10,17 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ywb/inference.h"
 
 namespace fs = std::filesystem;
 
 namespace ywb {
 namespace {
 
-// Ultralytics' video formats (its VID_FORMATS), in the order messages list them.
-const std::initializer_list<const char*> kVideoExtensions = {"asf", "avi",  "gif", "m4v", "mkv", "mov",
-                                                             "mp4", "mpeg", "mpg", "ts",  "wmv", "webm"};
+// Ultralytics' video formats (its VID_FORMATS), in the order messages list them. constexpr: constant-
+// initialised, so other files' static initialisers (predict's help text) may read it.
+constexpr std::initializer_list<const char*> kVideoExtensions = {"asf", "avi",  "gif", "m4v", "mkv", "mov",
+                                                                 "mp4", "mpeg", "mpg", "ts",  "wmv", "webm"};
 
 [[noreturn]] void noVideoSupport(const std::string& path) {
   fail("cannot read the video '", path,

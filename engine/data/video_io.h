@@ -14,8 +14,8 @@ namespace ywb {
 /// True for the video extensions a source may name, as Ultralytics lists them (asf, avi, gif, m4v, mkv,
 /// mov, mp4, mpeg, mpg, ts, wmv, webm; any case).
 bool isVideoFile(const std::string& path);
-/// Those extensions as messages list them.
-std::string videoExtensionsText();
+// videoExtensionsText(), those extensions as messages list them, is declared in ywb/inference.h (the CLI's
+// help lists them).
 /// Whether this build reads and writes videos (OpenCV videoio with its FFmpeg backend).
 bool videoSupported();
 

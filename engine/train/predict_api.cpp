@@ -189,9 +189,9 @@ PredictReport predictImages(const PredictOptions& o) {
           continue;
         }
         const std::string stem = p.outputStem(path);
+        const std::string annotated = (fs::path(o.out_dir) / (stem + ".avi")).string();
         std::unique_ptr<VideoWriter> out;
-        if (!o.out_dir.empty() && o.save)
-          out = std::make_unique<VideoWriter>((fs::path(o.out_dir) / (stem + ".avi")).string(), in->fps());
+        if (!o.out_dir.empty() && o.save) out = std::make_unique<VideoWriter>(annotated, in->fps());
         cv::Mat frame;
         int predicted = 0;
         auto next = [&] {  // frames vid_stride, 2 vid_stride, ...: the ones between are skipped undecoded
@@ -225,14 +225,13 @@ PredictReport predictImages(const PredictOptions& o) {
         }
         if (out && predicted > 0) {
           out->finish();
-          rep.videos.push_back((fs::path(o.out_dir) / (stem + ".avi")).string());
+          rep.videos.push_back(annotated);
         }
         continue;
       }
-      int ow = 0, oh = 0;
       cv::Mat img;
       try {
-        img = loadImage(path, 0, /*fast=*/false, &ow, &oh);
+        img = loadImage(path, 0, /*fast=*/false);  // upright, full size: detect() reads its size
       } catch (const Error& e) {
         rep.skipped.push_back(e.what());
         continue;

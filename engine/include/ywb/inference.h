@@ -104,6 +104,9 @@ struct PredictReport {
 /// their weights/ folder).
 std::string newRunDir(const std::string& project, const std::string& name);
 
+/// The video extensions predict's source= takes (Ultralytics' list), as messages list them: "asf, avi, ...".
+std::string videoExtensionsText();
+
 /// Runs the detector on every image and video frame of `source`. Throws ywb::Error for missing weights or
 /// source, or an annotated video that cannot be written whole.
 PredictReport predictImages(const PredictOptions& options);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/threads.h"
+#include "data/box_drawing.h"
 #include "data/dataset_scanner.h"
 #include "data/image_io.h"
 #include "data/image_source.h"
@@ -17,29 +18,10 @@
 namespace ywb {
 namespace {
 
-// Ultralytics-like palette (distinct, saturated colours), RGB.
-const cv::Scalar kPalette[] = {{255, 56, 56},  {255, 157, 151}, {255, 112, 31},  {255, 178, 29},
-                               {207, 210, 49}, {72, 249, 10},   {146, 204, 23},  {61, 219, 134},
-                               {26, 147, 52},  {0, 212, 187},   {44, 153, 168},  {0, 194, 255},
-                               {52, 69, 147},  {100, 115, 255}, {0, 24, 236},    {132, 56, 255},
-                               {82, 0, 133},   {203, 56, 255},  {255, 149, 200}, {255, 55, 199}};
-
-void drawBoxes(cv::Mat& rgb, const std::vector<PixelBox>& boxes, const std::vector<std::string>& names) {
-  const int thick = std::max(1, int(std::lround(rgb.cols / 320.0)));
-  for (const auto& b : boxes) {
-    const cv::Scalar col = kPalette[size_t(b.cls) % (sizeof kPalette / sizeof kPalette[0])];
-    const cv::Point p1(int(b.x1), int(b.y1)), p2(int(b.x2), int(b.y2));
-    cv::rectangle(rgb, p1, p2, col, thick, cv::LINE_AA);
-    const std::string label = size_t(b.cls) < names.size() ? names[size_t(b.cls)] : std::to_string(b.cls);
-    const double fs = 0.4 * thick;
-    int base = 0;
-    const cv::Size ts = cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, fs, 1, &base);
-    const int y = p1.y - ts.height - 3 >= 0 ? p1.y : p1.y + ts.height + 3;
-    cv::rectangle(rgb, cv::Point(p1.x, y - ts.height - 3), cv::Point(p1.x + ts.width + 2, y), col,
-                  cv::FILLED);
-    cv::putText(rgb, label, cv::Point(p1.x + 1, y - 2), cv::FONT_HERSHEY_SIMPLEX, fs,
-                cv::Scalar(255, 255, 255), 1, cv::LINE_AA);
-  }
+std::vector<DrawnBox> drawnBoxes(const std::vector<PixelBox>& boxes) {
+  std::vector<DrawnBox> out;
+  for (const auto& b : boxes) out.push_back({b.x1, b.y1, b.x2, b.y2, b.cls, -1.f});
+  return out;
 }
 
 }  // namespace
@@ -86,7 +68,7 @@ RgbImage PreviewRenderer::render(const PreviewOptions& o) {
     const size_t index = size_t(mixSeed(o.seed, uint64_t(i), 0x50524556ull) % n);
     Sample s = builder.build(index, mixSeed(o.seed, uint64_t(i)), true);
     if (!s.rgb) cv::cvtColor(s.image, s.image, cv::COLOR_BGR2RGB);
-    if (o.boxes) drawBoxes(s.image, s.boxes, impl_->split->names);
+    if (o.boxes) drawBoxes(s.image, drawnBoxes(s.boxes), impl_->split->names, /*bgr=*/false);
     s.image.copyTo(grid(cv::Rect((i % cols) * o.imgsz, (i / cols) * o.imgsz, o.imgsz, o.imgsz)));
   }
   RgbImage out;

@@ -85,6 +85,7 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
     em.classes.push_back(r);
   }
   s.log(metricsSummaryLine(v.metrics));
+  if (s.args.plots) s.last_val = std::move(v.metrics);
   return em;
 }
 

@@ -9,8 +9,10 @@
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "train/run_dir.h"
+#include "train/run_plots.h"
 #include "train/validator.h"
 #include "ywb/inference.h"
+#include "ywb/plots.h"
 
 namespace ywb {
 
@@ -36,6 +38,14 @@ ValReport validateWeights(const ValOptions& o) {
     vo.max_det = o.max_det;
     vo.end2end = o.end2end;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
+    std::vector<std::string> plots;
+    if (!o.plots_dir.empty()) {
+      vo.on_batch = [&](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
+        if (index < kValBatchPlots) {
+          for (auto& f : plotValBatch(o.plots_dir, index, b, dets, lm.names)) plots.push_back(std::move(f));
+        }
+      };
+    }
     // The model's loss with the default gains, under the rules of the Ultralytics release its modules follow
     // (an 8.3 checkpoint's losses as 8.3's validator computes them).
     const loss::ModelLoss criterion(*lm.model, {}, loss::smallBoxRuleOf(*lm.model));
@@ -50,6 +60,10 @@ ValReport validateWeights(const ValOptions& o) {
       writeFileAtomic(o.save_json, eval::ultralyticsResultsJson(r.detections, ids));
     }
     ValReport rep;
+    if (!o.plots_dir.empty()) {
+      for (auto& f : writeMetricPlots(r.metrics, lm.names, o.plots_dir)) plots.push_back(std::move(f));
+      rep.plots = std::move(plots);
+    }
     rep.metrics = std::move(r.metrics);
     rep.names = lm.names;
     rep.ms_preprocess = r.ms_preprocess;

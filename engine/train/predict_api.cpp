@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/threads.h"
+#include "data/box_drawing.h"
 #include "data/image_io.h"
 #include "data/image_list.h"
 #include "data/letterbox.h"
@@ -25,23 +26,10 @@ namespace fs = std::filesystem;
 namespace ywb {
 namespace {
 
-cv::Scalar classColor(int c) {
-  static const cv::Scalar palette[] = {{56, 56, 255},  {151, 157, 255}, {31, 112, 255}, {29, 178, 255},
-                                       {49, 210, 207}, {10, 249, 72},   {23, 204, 146}, {134, 219, 61},
-                                       {211, 188, 0},  {209, 85, 0},    {255, 149, 50}, {255, 56, 132}};
-  return palette[c % 12];
-}
-
 void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names) {
-  for (const auto& b : boxes) {
-    const std::string name = b.cls < int(names.size()) ? names[size_t(b.cls)] : std::to_string(b.cls);
-    cv::rectangle(img, cv::Point(int(b.x1), int(b.y1)), cv::Point(int(b.x2), int(b.y2)), classColor(b.cls),
-                  2);
-    char label[128];
-    std::snprintf(label, sizeof label, "%s %.2f", name.c_str(), b.score);
-    cv::putText(img, label, cv::Point(int(b.x1), std::max(12, int(b.y1) - 4)), cv::FONT_HERSHEY_SIMPLEX, 0.5,
-                classColor(b.cls), 1, cv::LINE_AA);
-  }
+  std::vector<DrawnBox> drawn;
+  for (const auto& b : boxes) drawn.push_back({b.x1, b.y1, b.x2, b.y2, b.cls, b.score});
+  drawBoxes(img, drawn, names);
 }
 
 // One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the

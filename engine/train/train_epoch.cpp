@@ -19,6 +19,7 @@
 #include "sys/host_info.h"
 #include "train/grad_clip.h"
 #include "train/lr_schedule.h"
+#include "train/run_plots.h"
 #include "train/train_session.h"
 
 namespace ywb {
@@ -240,6 +241,7 @@ bool trainEpochSteps(TrainSession& s, int epoch, double tloss[3], double lr_out[
     s.timing.add(RunSegment::Step, step_s - (s.timing.seconds(RunSegment::Ema) - ema_before));
     s.train_seconds += step_s + batch.wait_seconds;
     if (s.first_step_s < 0) noteFirstStep(s);
+    if (s.args.plots && s.isMain() && plotsTrainBatch(s, ni, nb)) plotTrainBatch(s, batch, ni);
     s.images_trained += batch.images.size(0) * s.distWorld();
     if (s.observer && (i % log_every == 0 || i + 1 == nb)) {
       StepMetrics m;

@@ -21,6 +21,7 @@
 #include "train/resume_args.h"
 #include "train/run_dir.h"
 #include "train/run_log.h"
+#include "train/run_plots.h"
 #include "train/train_session.h"
 #include "train/validator.h"
 #include "ywb/heap.h"
@@ -303,7 +304,9 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
         s.best_fitness = em.fitness;
         s.best_epoch = epoch;
         sum.best_metrics = em;
+        if (s.last_val) s.best_val = std::move(s.last_val), s.best_val_epoch = epoch;
       }
+      s.last_val.reset();
       if (s.isMain()) appendResultsRow(csv, resultsRowOf(em));
       // Time budget: re-plan the number of epochs from the measured epoch time (Ultralytics' rule).
       if (budget_s > 0) {
@@ -336,6 +339,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
     }
     finishCheckpoints(s);  // the last one written in the background (on a GPU) is on disk from here on
+    if (s.isMain() && s.args.plots) writeRunPlots(s);
     if (s.dist) distFinish(s);
     if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;
     sum.last = CheckpointFiles::lastPath(s.run_dir);

@@ -110,6 +110,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
                                        : eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det,
                                                                  opt.agnostic, 30000, opt.multi_label);
     t_nms += since(t0);
+    if (opt.on_batch) opt.on_batch(batch, dets, batches);
     t0 = Clock::now();
     const int64_t n = x.size(0);
     const float W = float(x.size(3)), H = float(x.size(2));

@@ -39,6 +39,9 @@ struct ValidatorOptions {
   /// Called once the loader has handed out its last batch (the images are all loaded; inference, NMS and
   /// metrics of that batch are still to come): the trainer starts its next epoch's loading there.
   std::function<void()> on_last_batch;
+  /// Called after each batch's NMS with the batch, its detections per image ([k, 6]: x1, y1, x2, y2, score,
+  /// class in the batch's letterboxed pixels) and the batch's index (validation plots).
+  std::function<void(const Batch&, const std::vector<at::Tensor>&, int64_t)> on_batch;
 };
 
 struct ValidationResult {

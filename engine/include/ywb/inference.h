@@ -33,6 +33,10 @@ struct ValOptions {
   int workers = 4;
   bool keep_detections = false;  ///< fill ValReport::detections
   std::string save_json;         ///< write COCO-results JSON here when not empty
+  /// When not empty, an existing folder that gets Ultralytics' validation plots (ValReport::plots): the
+  /// confusion matrices and curves (ywb/plots.h), and val_batch<k>_labels.jpg / val_batch<k>_pred.jpg of the
+  /// first three batches (predictions above confidence 0.25, as Ultralytics draws them).
+  std::string plots_dir;
   /// An end-to-end model (YOLO26) is validated from its one-to-one head without NMS; false takes its
   /// one-to-many head with NMS. Ignored for other models.
   bool end2end = true;
@@ -56,6 +60,7 @@ struct ValReport {
   /// NMS (ms_nms is then the top-k selection); an end-to-end model with nms_free false ran its one-to-many
   /// branches with NMS (ValOptions::end2end = false).
   bool end2end_model = false, nms_free = false;
+  std::vector<std::string> plots;  ///< the files written into ValOptions::plots_dir
 };
 
 /// Validates weights on a split of a dataset. Throws ywb::Error (missing files, class-count mismatch, ...).

@@ -98,6 +98,8 @@
     "(epochs, patience, time, workers, device may change)")                                                  \
   X(std::string, on_save_error, "stop", "run", 0, 0,                                                         \
     "A checkpoint cannot be written (disk full, I/O error): stop, or continue training without saving")      \
+  X(bool, plots, true, "run", 0, 0,                                                                          \
+    "Save plots: the first training batches, results.png, and the best epoch's confusion matrix and curves") \
   X(bool, val, true, "validation", 0, 0, "Validate every epoch")                                             \
   X(double, conf, 0.001, "validation", 0.0, 1.0, "Validation confidence threshold")                          \
   X(double, iou, 0.7, "validation", 0.0, 1.0, "Validation NMS IoU threshold")                                \

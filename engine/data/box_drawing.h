@@ -1,0 +1,27 @@
+// Boxes with class names drawn on an image: the one palette and label style of every picture the engine
+// writes (predict's annotated images and videos, `ywb preview`, a run's train_batch and val_batch plots).
+// Thread rules: free functions, reentrant.
+#pragma once
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+namespace ywb {
+
+/// Ultralytics' 20-colour palette, class c taking colour c mod 20; `bgr` false gives it for an RGB image.
+cv::Scalar classColour(int cls, bool bgr = true);
+
+/// A box to draw, in the image's pixels (corners). score < 0: no score in the label.
+struct DrawnBox {
+  float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  int cls = 0;
+  float score = -1;
+};
+
+/// Draws each box in its class's colour with a filled label above it (inside the box where there is no room
+/// above): the class name (the index where `names` has none) and the score to two decimals when it has one.
+/// Line width and text size follow the image's size. `bgr` false: the image is RGB.
+void drawBoxes(cv::Mat& image, const std::vector<DrawnBox>& boxes, const std::vector<std::string>& names,
+               bool bgr = true);
+
+}  // namespace ywb

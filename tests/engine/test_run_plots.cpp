@@ -1,0 +1,231 @@
+// The plots of a run folder (plots=true): each picture is read back and its content checked against numbers
+// worked out here by hand: tick positions, a smoothed spike, a confusion matrix's shares per true class, a
+// precision-recall curve's height at known recalls, a batch grid's tiles and boxes. Then a real `ywb train`
+// and `ywb val` write them under Ultralytics' names, and plots=false writes none.
+#include <ATen/ATen.h>
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <opencv2/core.hpp>
+
+#include "cli_runner.h"
+#include "data/batch_plot.h"
+#include "data/box_drawing.h"
+#include "data/image_io.h"
+#include "eval/metric_plots.h"
+#include "eval/plot_canvas.h"
+#include "eval/results_plot.h"
+
+namespace {
+
+const QString kData = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/data.yaml";
+
+// Whether two BGR colours differ by at most `tol` in every channel.
+bool near(const cv::Vec3b& a, const cv::Scalar& b, int tol) {
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(int(a[k]) - int(std::lround(b[k]))) > tol) return false;
+  return true;
+}
+
+QStringList files(const QString& dir, const QStringList& patterns) {
+  return QDir(dir).entryList(patterns, QDir::Files, QDir::Name);
+}
+
+}  // namespace
+
+class TestRunPlots : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void ticksAndSmoothing();
+  void confusionCellsHoldTheirShares();
+  void prCurveReadsBack();
+  void batchGridLayout();
+  void trainAndValWritePlots();
+
+ private:
+  QTemporaryDir tmp_;
+};
+
+void TestRunPlots::ticksAndSmoothing() {
+  using ywb::plot::niceTicks;
+  // [0, 1] in about 6 steps: 0.2 (1, 2 or 5 x 10^k, the first at least 1/6).
+  const std::vector<double> unit = niceTicks({0, 1}, 6);
+  QCOMPARE(unit.size(), size_t(6));
+  for (size_t i = 0; i < unit.size(); ++i) QVERIFY(std::abs(unit[i] - 0.2 * double(i)) < 1e-12);
+  // Epochs 1 to 3 with whole steps only: 1, 2, 3 (0.5 would be the nice step otherwise).
+  QCOMPARE(niceTicks({0.94, 3.06, 1}, 6), (std::vector<double>{1, 2, 3}));
+  // A range around zero holds 0 exactly.
+  const std::vector<double> z = niceTicks({-0.001, 0.001}, 6);
+  QVERIFY(std::find(z.begin(), z.end(), 0.0) != z.end());
+  // A unit spike smoothed with sigma 1 (radius 4, as scipy truncates): its peak is
+  // 1 / sum_{d=-4..4} exp(-d^2 / 2) = 1 / 2.506628 = 0.398943, its neighbours exp(-1/2) of that.
+  std::vector<double> spike(21, 0.0);
+  spike[10] = 1;
+  const std::vector<double> s = ywb::smoothSeries(spike, 1.0);
+  QVERIFY(std::abs(s[10] - 0.398943) < 1e-5);
+  QVERIFY(std::abs(s[9] - 0.398943 * std::exp(-0.5)) < 1e-5);
+  QVERIFY(std::abs(s[9] - s[11]) < 1e-12);
+  // A constant stays itself (edges reflected); a missing value stays missing and is left out of the others.
+  std::vector<double> flat(7, 2.5);
+  flat[3] = NAN;
+  const std::vector<double> f = ywb::smoothSeries(flat, 3.0);
+  QVERIFY(std::isnan(f[3]));
+  for (size_t i = 0; i < f.size(); ++i)
+    if (i != 3) QVERIFY(std::abs(f[i] - 2.5) < 1e-12);
+}
+
+void TestRunPlots::confusionCellsHoldTheirShares() {
+  // Two classes and background; rows predicted, columns true.
+  //            true c0  c1  bg
+  //   pred c0      6    1   2
+  //   pred c1      2    3   0
+  //   pred bg      2    0   0
+  // Column sums 10, 4, 2: normalised c0 column 0.6/0.2/0.2, c1 column 0.25/0.75/0, bg column 1/0/0.
+  ywb::ConfusionMatrix m;
+  m.num_classes = 2;
+  m.counts = {6, 1, 2, 2, 3, 0, 2, 0, 0};
+  const std::vector<std::string> names = {"cat", "dog"};
+  const double shares[3][3] = {{0.6, 0.25, 1.0}, {0.2, 0.75, 0.0}, {0.2, 0.0, 0.0}};
+  for (const bool normalized : {true, false}) {
+    const cv::Mat img = ywb::renderConfusionMatrix(m, names, normalized);
+    const ywb::ConfusionLayout l = ywb::confusionLayout(m, names);
+    QCOMPARE(img.cols, l.image.width);
+    QCOMPARE(img.rows, l.image.height);
+    for (int row = 0; row < 3; ++row) {
+      for (int col = 0; col < 3; ++col) {
+        // a pixel in the cell's corner: its fill, clear of the number printed in its middle
+        const cv::Rect c = l.cellRect(row, col);
+        const cv::Vec3b px = img.at<cv::Vec3b>(c.y + 3, c.x + 3);
+        const double v =
+            normalized ? shares[row][col] : double(m.at(row, col)) / 6.0;  // counts: over the largest
+        if (v == 0)
+          QVERIFY2(near(px, cv::Scalar::all(255), 0),
+                   qPrintable(QString("cell %1,%2 not blank").arg(row).arg(col)));
+        else
+          QVERIFY2(near(px, ywb::plot::blues(v), 2),
+                   qPrintable(QString("cell %1,%2 (%3)").arg(row).arg(col).arg(v)));
+      }
+    }
+  }
+  // The colour map darkens with the value (the invariant a reader relies on).
+  double prev = 1e9;
+  for (double v = 0; v <= 1.0; v += 0.125) {
+    const cv::Scalar c = ywb::plot::blues(v);
+    QVERIFY(c[0] + c[1] + c[2] < prev);
+    prev = c[0] + c[1] + c[2];
+  }
+}
+
+void TestRunPlots::prCurveReadsBack() {
+  // A mean curve precision = 1 - recall^2 over COCO's 101 recall points, one class that is its own mean.
+  ywb::DetectionResults r;
+  ywb::MetricCurves& k = r.curves;
+  for (int i = 0; i <= 100; ++i) k.recall.push_back(i / 100.0);
+  for (const double x : k.recall) k.pr_mean.push_back(1 - x * x);
+  k.pr = {k.pr_mean};
+  r.per_class.resize(1);
+  const cv::Mat img = ywb::renderPrCurve(r, {"shape"});
+  QCOMPARE(img.cols, ywb::curvePlotSize().width);
+  const cv::Rect area = ywb::plot::Chart::plotArea(ywb::curveFrame());
+  for (const double x : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    // the column of recall x; the mean curve's pixels there, averaged, give its height
+    const int px = int(std::lround(area.x + x * (area.width - 1)));
+    double sum = 0;
+    int n = 0;
+    for (int y = area.y; y < area.br().y; ++y)
+      if (near(img.at<cv::Vec3b>(y, px), ywb::meanCurveColour(), 30)) sum += y, ++n;
+    QVERIFY2(n >= 2, qPrintable(QString("no curve at recall %1").arg(x)));
+    const double precision = 1 - (sum / n - area.y) / (area.height - 1);
+    QVERIFY2(
+        std::abs(precision - (1 - x * x)) < 0.01,
+        qPrintable(QString("recall %1: precision %2, expected %3").arg(x).arg(precision).arg(1 - x * x)));
+  }
+}
+
+void TestRunPlots::batchGridLayout() {
+  // Five 64 x 48 samples: cols = ceil(sqrt(5)) = 3, rows 2, no scaling: 192 x 96, sample i at (i % 3, i / 3).
+  const at::Tensor images = at::zeros({5, 3, 48, 64}, at::kByte);
+  for (int i = 0; i < 5; ++i) {
+    images[i][0].fill_(10 * i);  // R
+    images[i][1].fill_(100);     // G
+    images[i][2].fill_(200);     // B
+  }
+  // Sample 1 holds one box of class 2 in its middle half: corners (16, 12) and (48, 36) of its tile.
+  const at::Tensor targets = at::tensor({1.f, 2.f, 0.5f, 0.5f, 0.5f, 0.5f}).reshape({1, 6});
+  const cv::Mat grid =
+      ywb::renderBatch(images, targets, {"a.jpg", "b.jpg", "c.jpg", "d.jpg", "e.jpg"}, {"x", "y", "z"});
+  QCOMPARE(grid.cols, 192);
+  QCOMPARE(grid.rows, 96);
+  for (int i = 0; i < 5; ++i) {
+    const cv::Vec3b px = grid.at<cv::Vec3b>((i / 3) * 48 + 40, (i % 3) * 64 + 56);  // clear of name and box
+    QVERIFY2(near(px, cv::Scalar(200, 100, 10 * i), 0), qPrintable(QString("tile %1").arg(i)));
+  }
+  QVERIFY(near(grid.at<cv::Vec3b>(24, 64 + 16), ywb::classColour(2), 40));      // the box's left edge
+  QVERIFY(near(grid.at<cv::Vec3b>(24, 64 + 48), ywb::classColour(2), 40));      // its right edge
+  QVERIFY(near(grid.at<cv::Vec3b>(80, 2 * 64 + 32), cv::Scalar::all(255), 0));  // the empty sixth tile
+  // Sixteen 640 x 640 samples: 4 x 4 tiles scaled by 1920 / (4 x 640) = 0.75: 1920 x 1920 (the largest side).
+  const cv::Mat big = ywb::renderBatch(at::zeros({20, 3, 640, 640}, at::kByte), at::empty({0, 6}), {}, {});
+  QCOMPARE(big.cols, 1920);
+  QCOMPARE(big.rows, 1920);
+}
+
+void TestRunPlots::trainAndValWritePlots() {
+  QVERIFY(tmp_.isValid());
+  const QString project = tmp_.path() + "/runs";
+  // 64 images (fraction 0.25) in batches of 16: 4 steps per epoch; Mosaic closes for the last of 2 epochs,
+  // at step 4. Ultralytics' rule gives train_batch0-2 and train_batch4-6.
+  CliResult r =
+      ywbRun({"train", "data=" + kData, "model=yolov8n.yaml", "epochs=2", "imgsz=64", "batch=16",
+              "fraction=0.25", "close_mosaic=1", "device=cpu", "workers=2", "project=" + project, "name=a"});
+  QVERIFY2(r.code == 0, r.err.constData());
+  const QString run = project + "/a";
+  QCOMPARE(files(run, {"train_batch*.jpg"}),
+           (QStringList{"train_batch0.jpg", "train_batch1.jpg", "train_batch2.jpg", "train_batch4.jpg",
+                        "train_batch5.jpg", "train_batch6.jpg"}));
+  const QStringList metric_plots = {"BoxF1_curve.png",      "BoxPR_curve.png",
+                                    "BoxP_curve.png",       "BoxR_curve.png",
+                                    "confusion_matrix.png", "confusion_matrix_normalized.png"};
+  QCOMPARE(files(run, {"*.png"}), QStringList(metric_plots) << "results.png");
+  // train_batch0: 16 samples of 64 x 64 in a 4 x 4 grid
+  const cv::Mat batch0 = ywb::loadImage((run + "/train_batch0.jpg").toStdString(), 0, false);
+  QCOMPARE(batch0.cols, 256);
+  QCOMPARE(batch0.rows, 256);
+  // results.png: two rows of five panels
+  const cv::Mat results = ywb::loadImage((run + "/results.png").toStdString(), 0, false);
+  QCOMPARE(results.cols, ywb::resultsPanel(4).br().x);
+  QCOMPARE(results.rows, ywb::resultsPanel(9).br().y);
+
+  // plots=false: none of them
+  r = ywbRun({"train", "data=" + kData, "model=yolov8n.yaml", "epochs=1", "imgsz=64", "batch=16",
+              "fraction=0.25", "device=cpu", "workers=2", "plots=false", "project=" + project, "name=b"});
+  QVERIFY2(r.code == 0, r.err.constData());
+  QCOMPARE(files(project + "/b", {"*.png", "*.jpg"}), QStringList());
+
+  // ywb val: a new folder with the six metric plots and the first three batches (16 each of shapes' 64
+  // validation images) with labels and predictions, named on the last line; plots=false makes no folder,
+  // nor does a validation that fails.
+  r = ywbRun({"val", "data=" + kData, "weights=" + run + "/weights/best.safetensors", "project=" + project,
+              "name=v", "workers=2"});
+  QVERIFY2(r.code == 0, r.err.constData());
+  QVERIFY(
+      r.out.contains("Plots (confusion matrices, curves, val_batch images) in " + (project + "/v").toUtf8()));
+  QCOMPARE(files(project + "/v", {"*"}), QStringList(metric_plots) << "val_batch0_labels.jpg"
+                                                                   << "val_batch0_pred.jpg"
+                                                                   << "val_batch1_labels.jpg"
+                                                                   << "val_batch1_pred.jpg"
+                                                                   << "val_batch2_labels.jpg"
+                                                                   << "val_batch2_pred.jpg");
+  r = ywbRun({"val", "data=" + kData, "weights=" + run + "/weights/best.safetensors", "project=" + project,
+              "name=w", "plots=false", "workers=2"});
+  QVERIFY2(r.code == 0, r.err.constData());
+  QVERIFY(!QDir(project + "/w").exists());
+  r = ywbRun({"val", "data=" + kData, "weights=" + run + "/weights/missing.safetensors", "project=" + project,
+              "name=x"});
+  QVERIFY(r.code != 0);
+  QVERIFY(!QDir(project + "/x").exists());
+}
+
+QTEST_GUILESS_MAIN(TestRunPlots)
+#include "test_run_plots.moc"

@@ -39,9 +39,17 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   vo.max_forward_batch = std::max(1, s.args.batch / s.distWorld());
   // The next training epoch's images load from the moment the validation images are all in.
   vo.on_last_batch = [&s, epoch] { prefetchNextEpoch(s, epoch); };
+  // plots=true: the first batches as val_batch pictures, drawn at the run's end if this epoch is the best
+  ValPlots plots;
+  if (s.args.plots && s.isMain()) {
+    vo.on_batch = [&plots](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
+      if (index < kValBatchPlots) plots.batches.push_back(captureValBatch(b, dets));
+    };
+  }
   ValidationResult v;
   for (;;) {
     try {
+      plots.batches.clear();  // a retry with a smaller batch starts them again
       v = runValidation(
           *s.ema_model, *s.val_loader, s.loss.get(), s.nc, vo, s.device, [&] { return s.stop->load(); },
           [&](int64_t n) { s.hooks->beforeStep(n); });
@@ -85,7 +93,11 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
     em.classes.push_back(r);
   }
   s.log(metricsSummaryLine(v.metrics));
-  if (s.args.plots) s.last_val = std::move(v.metrics);
+  if (s.args.plots) {
+    plots.epoch = epoch;
+    plots.results = std::move(v.metrics);
+    s.last_val = std::move(plots);
+  }
   return em;
 }
 

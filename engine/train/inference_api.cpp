@@ -42,7 +42,8 @@ ValReport validateWeights(const ValOptions& o) {
     if (!o.plots_dir.empty()) {
       vo.on_batch = [&](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
         if (index < kValBatchPlots) {
-          for (auto& f : plotValBatch(o.plots_dir, index, b, dets, lm.names)) plots.push_back(std::move(f));
+          for (auto& f : writeValBatch(o.plots_dir, index, captureValBatch(b, dets), lm.names))
+            plots.push_back(std::move(f));
         }
       };
     }

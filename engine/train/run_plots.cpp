@@ -1,5 +1,6 @@
 #include "train/run_plots.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/atomic_file.h"
@@ -31,23 +32,30 @@ void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni) {
   }
 }
 
-std::vector<std::string> plotValBatch(const std::string& dir, int64_t index, const Batch& batch,
-                                      const std::vector<at::Tensor>& detections,
-                                      const std::vector<std::string>& names) {
-  const std::string stem = (fs::path(dir) / ("val_batch" + std::to_string(index))).string();
-  std::vector<std::vector<DrawnBox>> predicted;
-  for (const at::Tensor& d : detections) {
-    const at::Tensor c = d.to(at::kCPU, at::kFloat).contiguous();
+ValBatchPlot captureValBatch(const Batch& batch, const std::vector<at::Tensor>& detections) {
+  ValBatchPlot p;
+  const int64_t n = std::min<int64_t>(batch.images.size(0), kBatchPlotImages);
+  p.images = batch.images.narrow(0, 0, n).to(at::kCPU).clone();
+  p.targets = batch.targets.to(at::kCPU).clone();
+  p.paths.assign(batch.paths.begin(), batch.paths.begin() + std::min<size_t>(size_t(n), batch.paths.size()));
+  for (int64_t i = 0; i < n && size_t(i) < detections.size(); ++i) {
+    const at::Tensor c = detections[size_t(i)].to(at::kCPU, at::kFloat).contiguous();
     const auto a = c.accessor<float, 2>();
     std::vector<DrawnBox> boxes;
     for (int64_t k = 0; k < c.size(0); ++k)
       if (a[k][4] > kPlottedConfidence)
         boxes.push_back({a[k][0], a[k][1], a[k][2], a[k][3], int(a[k][5]), a[k][4]});
-    predicted.push_back(std::move(boxes));
+    p.predicted.push_back(std::move(boxes));
   }
+  return p;
+}
+
+std::vector<std::string> writeValBatch(const std::string& dir, int64_t index, const ValBatchPlot& b,
+                                       const std::vector<std::string>& names) {
+  const std::string stem = (fs::path(dir) / ("val_batch" + std::to_string(index))).string();
   const std::vector<std::string> paths = {stem + "_labels.jpg", stem + "_pred.jpg"};
-  writeFileAtomic(paths[0], encodeJpeg(renderBatch(batch.images, batch.targets, batch.paths, names), 90));
-  writeFileAtomic(paths[1], encodeJpeg(renderBatchBoxes(batch.images, predicted, batch.paths, names), 90));
+  writeFileAtomic(paths[0], encodeJpeg(renderBatch(b.images, b.targets, b.paths, names), 90));
+  writeFileAtomic(paths[1], encodeJpeg(renderBatchBoxes(b.images, b.predicted, b.paths, names), 90));
   return paths;
 }
 
@@ -56,9 +64,12 @@ void writeRunPlots(TrainSession& s) {
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
     if (fs::exists(csv)) writeResultsPlot(csv);
     if (s.best_val) {
-      writeMetricPlots(*s.best_val, s.names, s.run_dir);
-      s.log("plots of epoch " + std::to_string(s.best_val_epoch + 1) +
-            " (best): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve; results.png");
+      writeMetricPlots(s.best_val->results, s.names, s.run_dir);
+      for (size_t k = 0; k < s.best_val->batches.size(); ++k)
+        writeValBatch(s.run_dir, int64_t(k), s.best_val->batches[k], s.names);
+      s.log("plots of epoch " + std::to_string(s.best_val->epoch + 1) +
+            " (best): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; "
+            "results.png");
     } else if (s.best_epoch >= 0) {
       s.log("no confusion matrix or curves: the best epoch (" + std::to_string(s.best_epoch + 1) +
             ") was validated before this resume; `ywb val weights=" + CheckpointFiles::bestPath(s.run_dir) +

@@ -1,7 +1,7 @@
 // A training run's plots (plots=true, Ultralytics' default), under Ultralytics' file names in the run folder:
 // train_batch<step>.jpg for the run's first three steps and the first three without Mosaic, and at the end
-// results.png and the best epoch's confusion matrices and curves (ywb/plots.h); and `ywb val`'s val_batch
-// pictures.
+// results.png and the best epoch's confusion matrices, curves (ywb/plots.h) and val_batch pictures (its
+// validation's first three batches with labels and with predictions), which `ywb val` writes too.
 // Thread rules: the training thread, main rank only. A plot that cannot be written is logged; the run goes
 // on.
 #pragma once
@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "data/box_drawing.h"
+#include "ywb/metrics.h"
 
 namespace ywb {
 
@@ -21,19 +24,35 @@ struct TrainSession;
 bool plotsTrainBatch(const TrainSession& s, int64_t ni, int64_t batches);
 /// Writes train_batch<ni>.jpg of `batch` (ywb/data/batch_plot.h) into the run folder.
 void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni);
-/// Writes results.png from results.csv, and the confusion matrices and curves of the best epoch when it was
-/// validated in this process (else the log says why there are none).
+/// Writes results.png from results.csv, and the confusion matrices, curves and val_batch pictures of the
+/// best epoch when it was validated in this process (else the log says why there are none).
 void writeRunPlots(TrainSession& s);
 
 /// Validation batches drawn (Ultralytics' val_batch0 to val_batch2), and the confidence above which their
 /// predictions are drawn (Ultralytics' plot_images threshold).
 constexpr int64_t kValBatchPlots = 3;
 constexpr float kPlottedConfidence = 0.25f;
-/// Writes val_batch<index>_labels.jpg (the batch's labels) and val_batch<index>_pred.jpg (`detections` per
-/// image, [k, 6] in the batch's pixels, those above kPlottedConfidence with their scores) into `dir`. Returns
-/// the paths. Throws ywb::Error.
-std::vector<std::string> plotValBatch(const std::string& dir, int64_t index, const Batch& batch,
-                                      const std::vector<at::Tensor>& detections,
-                                      const std::vector<std::string>& names);
+
+/// What a val_batch picture needs of a validation batch, kept past the batch: its first 16 images (uint8
+/// [n, 3, H, W] on the host), its labels ([M, 6] as Batch::targets), files, and per image the predictions
+/// above kPlottedConfidence in the batch's pixels.
+struct ValBatchPlot {
+  at::Tensor images, targets;
+  std::vector<std::string> paths;
+  std::vector<std::vector<DrawnBox>> predicted;
+};
+/// Takes it from a batch and its detections ([k, 6] per image: x1, y1, x2, y2, score, class).
+ValBatchPlot captureValBatch(const Batch& batch, const std::vector<at::Tensor>& detections);
+/// Writes val_batch<index>_labels.jpg and val_batch<index>_pred.jpg into `dir`. Returns the paths. Throws
+/// ywb::Error.
+std::vector<std::string> writeValBatch(const std::string& dir, int64_t index, const ValBatchPlot& batch,
+                                       const std::vector<std::string>& names);
+
+/// A validation kept for the run's end-of-run plots: its metrics and its first val_batch pictures.
+struct ValPlots {
+  int epoch = -1;
+  DetectionResults results;
+  std::vector<ValBatchPlot> batches;
+};
 
 }  // namespace ywb

@@ -22,9 +22,9 @@
 #include "train/multi_scale.h"
 #include "train/nonfinite_guard.h"
 #include "train/optimizer_factory.h"
+#include "train/run_plots.h"
 #include "train/run_timing.h"
 #include "train/train_hooks.h"
-#include "ywb/metrics.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
 
@@ -99,10 +99,9 @@ struct TrainSession {
   /// until it ends): the start-up figure of issue 33, logged once and reported in the summary.
   double first_step_s = -1, first_step_run_s = -1;
   RunTiming timing;  ///< where this session's wall time goes
-  // plots=true: the last validation's full results (validateEpoch), and those of the best epoch validated in
-  // this process with its index (-1: none), for the confusion matrix and curves written at the end.
-  std::optional<DetectionResults> last_val, best_val;
-  int best_val_epoch = -1;
+  // plots=true: the last validation's results and val_batch pictures (validateEpoch), and those of the best
+  // epoch validated in this process, drawn at the run's end (train/run_plots.h).
+  std::optional<ValPlots> last_val, best_val;
   // Benchmark and test hooks around the step (train/train_hooks.h); a normal run has the plain ones.
   std::shared_ptr<TrainHooks> hooks = std::make_shared<TrainHooks>();
   // Called on the training thread after every step (Trainer: hands over EMA snapshots); may be empty.

@@ -304,7 +304,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
         s.best_fitness = em.fitness;
         s.best_epoch = epoch;
         sum.best_metrics = em;
-        if (s.last_val) s.best_val = std::move(s.last_val), s.best_val_epoch = epoch;
+        if (s.last_val) s.best_val = std::move(s.last_val);
       }
       s.last_val.reset();
       if (s.isMain()) appendResultsRow(csv, resultsRowOf(em));

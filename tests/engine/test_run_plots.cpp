@@ -1,7 +1,8 @@
 // The plots of a run folder (plots=true): each picture is read back and its content checked against numbers
 // worked out here by hand: tick positions, a smoothed spike, a confusion matrix's shares per true class, a
 // precision-recall curve's height at known recalls, a batch grid's tiles and boxes. Then a real `ywb train`
-// and `ywb val` write them under Ultralytics' names, and plots=false writes none.
+// and `ywb val` write them under Ultralytics' names (train_batch, val_batch, results, confusion matrices,
+// curves), and plots=false writes none.
 #include <ATen/ATen.h>
 
 #include <QDir>
@@ -188,6 +189,10 @@ void TestRunPlots::trainAndValWritePlots() {
                                     "BoxP_curve.png",       "BoxR_curve.png",
                                     "confusion_matrix.png", "confusion_matrix_normalized.png"};
   QCOMPARE(files(run, {"*.png"}), QStringList(metric_plots) << "results.png");
+  // the best epoch's first validation batches: 64 images in batches of 2 x 16 (Ultralytics' validation
+  // batch during training), so two of them
+  QCOMPARE(files(run, {"val_batch*.jpg"}), (QStringList{"val_batch0_labels.jpg", "val_batch0_pred.jpg",
+                                                        "val_batch1_labels.jpg", "val_batch1_pred.jpg"}));
   // train_batch0: 16 samples of 64 x 64 in a 4 x 4 grid
   const cv::Mat batch0 = ywb::loadImage((run + "/train_batch0.jpg").toStdString(), 0, false);
   QCOMPARE(batch0.cols, 256);

@@ -81,6 +81,10 @@ int runQuickstart(const Args& a) {
   std::printf("Annotated images in %s\n", po.out_dir.c_str());
 
   std::printf("\nWhat next:\n");
+  if (q.train.plots)
+    std::printf(
+        "  look at %s/results.png and confusion_matrix.png   # the run's curves, the best epoch's mistakes\n",
+        s.run_dir.c_str());
   std::printf("  yolo-workbench %s   # open the run in the GUI: charts, predictions, feature maps\n",
               s.run_dir.c_str());
   std::printf(

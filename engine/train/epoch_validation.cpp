@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "cuda/cuda_runtime.h"
+#include "train/epoch_validation.h"
 #include "train/train_session.h"
 #include "train/validator.h"
 #include "ywb/metrics.h"
@@ -14,15 +15,7 @@ bool isOutOfMemory(const std::string& why) {
   return why.find("out of memory") != std::string::npos;
 }
 
-EpochMetrics validateEpoch(TrainSession& s, int epoch) {
-  EpochMetrics em;
-  em.epoch = epoch;
-  em.epochs = s.epochs;
-  s.phase(TrainPhase::Validating, "epoch " + std::to_string(epoch + 1) + " (EMA weights)");
-  // No heap trim here (there was one): handing the training step's free pages back before each validation
-  // lowered validation's peak RSS by only 30 MB (1303 -> 1272 MB, coco128 320) and cost 4.2 s of a 10-epoch
-  // run (78.6 -> 74.4 s without it): every page came back as a page fault in validation and the next epoch
-  // (docs/PERFORMANCE.md). The run's end still trims (ReleaseOnExit) for long-lived processes.
+ValidatorOptions runValidatorOptions(const TrainSession& s) {
   ValidatorOptions vo;
   vo.conf = s.args.conf;
   vo.iou = s.args.iou;
@@ -37,6 +30,19 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   // at most a training batch at a time: measured on CPU, a whole 2x batch peaked at 1.6x the training step's
   // RSS (docs/RELIABILITY.md), and a run that trains must not fail in validation.
   vo.max_forward_batch = std::max(1, s.args.batch / s.distWorld());
+  return vo;
+}
+
+EpochMetrics validateEpoch(TrainSession& s, int epoch) {
+  EpochMetrics em;
+  em.epoch = epoch;
+  em.epochs = s.epochs;
+  s.phase(TrainPhase::Validating, "epoch " + std::to_string(epoch + 1) + " (EMA weights)");
+  // No heap trim here (there was one): handing the training step's free pages back before each validation
+  // lowered validation's peak RSS by only 30 MB (1303 -> 1272 MB, coco128 320) and cost 4.2 s of a 10-epoch
+  // run (78.6 -> 74.4 s without it): every page came back as a page fault in validation and the next epoch
+  // (docs/PERFORMANCE.md). The run's end still trims (ReleaseOnExit) for long-lived processes.
+  ValidatorOptions vo = runValidatorOptions(s);
   // The next training epoch's images load from the moment the validation images are all in.
   vo.on_last_batch = [&s, epoch] { prefetchNextEpoch(s, epoch); };
   // plots=true: the first batches as val_batch pictures, drawn at the run's end if this epoch is the best

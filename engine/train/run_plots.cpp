@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -9,6 +10,8 @@
 #include "data/box_drawing.h"
 #include "data/image_io.h"
 #include "train/checkpoint_files.h"
+#include "train/epoch_validation.h"
+#include "train/model_loader.h"
 #include "train/train_session.h"
 #include "ywb/plots.h"
 
@@ -59,21 +62,42 @@ std::vector<std::string> writeValBatch(const std::string& dir, int64_t index, co
   return paths;
 }
 
+namespace {
+
+// The best epoch was validated before this session (a resume): its weights (best's EMA, as validated then)
+// are validated again under the run's rules, for its plots. Empty when there is no best.
+std::optional<ValPlots> validateBest(TrainSession& s) {
+  const std::string best = CheckpointFiles::bestPath(s.run_dir);
+  if (s.best_epoch < 0 || !s.val_loader || !fs::exists(best)) return std::nullopt;
+  LoadedModel lm = loadModelWeights(best, s.device);
+  ValidatorOptions vo = runValidatorOptions(s);
+  ValPlots plots;
+  plots.epoch = s.best_epoch;
+  vo.on_batch = [&plots](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
+    if (index < kValBatchPlots) plots.batches.push_back(captureValBatch(b, dets));
+  };
+  plots.results = runValidation(*lm.model, *s.val_loader, nullptr, s.nc, vo, s.device).metrics;
+  return plots;
+}
+
+}  // namespace
+
 void writeRunPlots(TrainSession& s) {
   try {
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
     if (fs::exists(csv)) writeResultsPlot(csv);
+    bool again = false;
+    if (!s.best_val && s.best_epoch >= 0) {
+      s.best_val = validateBest(s);
+      again = s.best_val.has_value();
+    }
     if (s.best_val) {
       writeMetricPlots(s.best_val->results, s.names, s.run_dir);
       for (size_t k = 0; k < s.best_val->batches.size(); ++k)
         writeValBatch(s.run_dir, int64_t(k), s.best_val->batches[k], s.names);
-      s.log("plots of epoch " + std::to_string(s.best_val->epoch + 1) +
-            " (best): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; "
-            "results.png");
-    } else if (s.best_epoch >= 0) {
-      s.log("no confusion matrix or curves: the best epoch (" + std::to_string(s.best_epoch + 1) +
-            ") was validated before this resume; `ywb val weights=" + CheckpointFiles::bestPath(s.run_dir) +
-            "` draws them");
+      s.log("plots of epoch " + std::to_string(s.best_val->epoch + 1) + " (best" +
+            (again ? ", validated again: it was validated before this resume" : "") +
+            "): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; results.png");
     } else {
       s.log("no confusion matrix or curves: no epoch was validated");
     }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <chrono>
@@ -299,10 +300,20 @@ class TestKillStorm : public QObject {
       // previous.safetensors: the checkpoint before last, kept beside it (CheckpointFiles)
       QVERIFY2(left == QStringList({"best.safetensors", "last.safetensors", "previous.safetensors"}),
                qPrintable("weights/ of a finished run holds " + left.join(", ")));
-      const QStringList files = QDir(run).entryList(QDir::Files | QDir::Hidden);
-      // train.log: every session's lines, appended (engine/train/run_log.h)
+      // train.log: every session's lines, appended (engine/train/run_log.h); besides these, only the plots
+      // (plots=true, written atomically under Ultralytics' names; which train_batch pictures a killed run has
+      // depends on where the kills landed), no temporary file; the best epoch's always (validated again at
+      // the end when the last session resumed after it)
+      const QRegularExpression plot(
+          "^(train_batch\\d+\\.jpg|val_batch\\d+_(labels|pred)\\.jpg|results\\.png|"
+          "confusion_matrix(_normalized)?\\.png|Box(PR|F1|P|R)_curve\\.png)$");
+      QStringList files, plots;
+      for (const QString& f : QDir(run).entryList(QDir::Files | QDir::Hidden))
+        (plot.match(f).hasMatch() ? plots : files) << f;
       QVERIFY2(files == QStringList({"args.yaml", "results.csv", "train.log"}),
                qPrintable("the run folder holds " + files.join(", ")));
+      QVERIFY2(plots.contains("results.png") && plots.contains("confusion_matrix.png"),
+               qPrintable("the finished run's plots: " + plots.join(", ")));
     }
     QString by_target, by_landing;
     for (int k = 0; k < kTargets; ++k) {

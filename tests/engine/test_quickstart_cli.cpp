@@ -1,6 +1,7 @@
 // The quick start's command-line path (`ywb quickstart`, what installer/quickstart.sh runs without a display)
 // in shortened form: the same verb and settings with a budget of one epoch, run as a user runs it.
 #include <QDir>
+#include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -40,6 +41,10 @@ class TestQuickstartCli : public QObject {
     // Three lines on what to do next: the GUI on the run, own data, export.
     QVERIFY(out.contains("yolo-workbench " + tmp.path() + "/runs/quickstart"));
     QVERIFY(out.contains("ywb train data="));
+    // the pictures it points at are there (plots=true, the default)
+    QVERIFY(out.contains("look at " + tmp.path() + "/runs/quickstart/results.png and confusion_matrix.png"));
+    QVERIFY(QFile::exists(tmp.path() + "/runs/quickstart/results.png"));
+    QVERIFY(QFile::exists(tmp.path() + "/runs/quickstart/confusion_matrix.png"));
     QVERIFY(out.contains("ywb export weights="));
   }
 };

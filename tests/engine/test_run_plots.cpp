@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "eval/metric_plots.h"
 #include "eval/plot_canvas.h"
 #include "eval/results_plot.h"
+#include "ywb/results_csv.h"
 
 namespace {
 
@@ -201,6 +203,20 @@ void TestRunPlots::trainAndValWritePlots() {
   const cv::Mat results = ywb::loadImage((run + "/results.png").toStdString(), 0, false);
   QCOMPARE(results.cols, ywb::resultsPanel(4).br().x);
   QCOMPARE(results.rows, ywb::resultsPanel(9).br().y);
+
+  // Resumed to 3 epochs with its pictures removed: the best epoch's are drawn again. When the best is still
+  // an epoch of the first session (results.csv says which), its weights are validated again for them.
+  for (const QString& f : QDir(run).entryList({"*.png", "*.jpg"}, QDir::Files)) QFile::remove(run + "/" + f);
+  r = ywbRun({"train", "resume=" + run, "epochs=3"});
+  QVERIFY2(r.code == 0, r.err.constData());
+  const auto rows = ywb::readResults((run + "/results.csv").toStdString());
+  const int best = ywb::bestResultsRow(rows);
+  QVERIFY(best >= 0);
+  const QByteArray line = "plots of epoch " + QByteArray::number(rows[size_t(best)].epoch) + " (best" +
+                          (rows[size_t(best)].epoch <= 2 ? ", validated again" : "):");
+  QVERIFY2(r.out.contains(line), r.out.constData());
+  QCOMPARE(files(run, {"confusion_matrix.png"}), QStringList{"confusion_matrix.png"});
+  QCOMPARE(files(run, {"val_batch*_pred.jpg"}), (QStringList{"val_batch0_pred.jpg", "val_batch1_pred.jpg"}));
 
   // plots=false: none of them
   r = ywbRun({"train", "data=" + kData, "model=yolov8n.yaml", "epochs=1", "imgsz=64", "batch=16",

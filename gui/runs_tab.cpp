@@ -11,10 +11,12 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "metric_chart.h"
+#include "run_pictures.h"
 #include "teardown.h"
 
 namespace ywb::gui {
@@ -53,10 +55,15 @@ RunsTab::RunsTab(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSortingEnabled(false);
-  chart_ = new MetricChart(tr("Runs compared (COCO-exact mAP)"), tr("epoch"), QString(), split);
+  views_ = new QTabWidget(split);
+  views_->setObjectName("runsViews");
+  chart_ = new MetricChart(tr("Runs compared (COCO-exact mAP)"), tr("epoch"), QString(), views_);
   chart_->setObjectName("runsChart");
+  pictures_ = new RunPictures(views_);
+  views_->addTab(chart_, tr("Curves"));
+  views_->addTab(pictures_, tr("Pictures"));
   split->addWidget(table_);
-  split->addWidget(chart_);
+  split->addWidget(views_);
   layout->addWidget(split, 1);
 
   connect(browse, &QPushButton::clicked, this, [this] {
@@ -125,6 +132,7 @@ void RunsTab::plotSelected() {
   QList<int> rows;
   for (const QModelIndex& i : table_->selectionModel()->selectedRows()) rows << i.row();
   std::sort(rows.begin(), rows.end());
+  pictures_->setRun(!rows.isEmpty() && rows.front() < runs_.size() ? runs_[rows.front()].dir : QString());
   for (int row : rows) {
     if (row >= runs_.size()) continue;
     const RunResults& r = runs_[row];

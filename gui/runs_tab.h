@@ -1,6 +1,7 @@
 // The Runs tab: every run under a runs folder (runs/detect by default) with its best metrics read from
 // results.csv (COCO-exact mAP), and the curves of the selected runs overlaid for comparison (here for one
-// column, and in the Training tab's charts through runsSelected). Double-clicking a run opens it.
+// column, and in the Training tab's charts through runsSelected), and the pictures of the first selected run
+// (its plots: results.png, confusion matrices, curves, batches). Double-clicking a run opens it.
 // Thread rules: GUI thread only (results.csv files are small).
 #pragma once
 #include <QMap>
@@ -12,11 +13,13 @@
 
 class QComboBox;
 class QLineEdit;
+class QTabWidget;
 class QTableWidget;
 
 namespace ywb::gui {
 
 class MetricChart;
+class RunPictures;
 
 class RunsTab : public QWidget {
   Q_OBJECT
@@ -27,6 +30,8 @@ class RunsTab : public QWidget {
   QString runsFolder() const;
   QTableWidget* table() const { return table_; }
   MetricChart* chart() const { return chart_; }
+  RunPictures* pictures() const { return pictures_; }
+  QTabWidget* views() const { return views_; }
 
  public Q_SLOTS:
   void refresh();
@@ -44,6 +49,8 @@ class RunsTab : public QWidget {
   QTableWidget* table_ = nullptr;
   QComboBox* metric_ = nullptr;
   MetricChart* chart_ = nullptr;
+  RunPictures* pictures_ = nullptr;
+  QTabWidget* views_ = nullptr;
   QVector<RunResults> runs_;
 };
 

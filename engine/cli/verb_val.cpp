@@ -109,10 +109,9 @@ const RegisterVerb reg{
      "new run folder. plots=true (as in Ultralytics) writes there the confusion matrix (counts and\n"
      "normalised per true class), the precision-recall curve and the F1, precision and recall curves\n"
      "against confidence (confusion_matrix.png, BoxPR_curve.png, ...) and the first three batches with\n"
-     "their labels and predictions (val_batch0_labels.jpg, val_batch0_pred.jpg, ...). weights= (or model=, "
-     "Ultralytics'\n"
-     "name for it) may also be an official name\n"
-     "(yolo11n.pt, `ywb weights list`). An end-to-end model (YOLO26) is validated NMS-free from its\n"
+     "their labels and predictions (val_batch0_labels.jpg, val_batch0_pred.jpg, ...). weights= (or\n"
+     "model=, Ultralytics' name for it) may also be an official name (yolo11n.pt, `ywb weights list`).\n"
+     "An end-to-end model (YOLO26) is validated NMS-free from its\n"
      "one-to-one head (the top max_det anchors, then the top max_det anchor-class pairs); end2end=false\n"
      "takes its one-to-many head with NMS.",
      runVal}};

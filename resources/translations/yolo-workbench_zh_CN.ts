@@ -1135,6 +1135,29 @@
     </message>
 </context>
 <context>
+    <name>ywb::gui::RunPictures</name>
+    <message>
+        <source>Picture:</source>
+        <translation>图片：</translation>
+    </message>
+    <message>
+        <source>No pictures in this run (trained with plots=false, or before plots were written)</source>
+        <translation>此运行没有图片（以 plots=false 训练，或在写入图表之前的运行）</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 x %2</source>
+        <translation>%1 x %2</translation>
+    </message>
+    <message>
+        <source>loading %1...</source>
+        <translation>正在加载 %1...</translation>
+    </message>
+</context>
+<context>
     <name>ywb::gui::RunsTab</name>
     <message>
         <source>Refresh</source>
@@ -1199,6 +1222,14 @@
     <message>
         <source>Runs folder</source>
         <translation>运行记录文件夹</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Pictures</source>
+        <translation>图片</translation>
     </message>
 </context>
 <context>

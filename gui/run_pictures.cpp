@@ -9,14 +9,18 @@
 #include <QPointer>
 #include <QVBoxLayout>
 
+#include "ywb/plots.h"
+
 namespace ywb::gui {
 
 QStringList runPictureFiles(const QString& run_dir) {
-  // Ultralytics' order of its result pictures; anything else (batches, labels.jpg) follows by name.
-  static const QStringList kFirst = {
-      "results.png",     "confusion_matrix.png", "confusion_matrix_normalized.png",
-      "BoxPR_curve.png", "BoxF1_curve.png",      "BoxP_curve.png",
-      "BoxR_curve.png"};
+  // Ultralytics' order of its result pictures (the engine's names for them); anything else (batches,
+  // labels.jpg) follows by name.
+  static const QStringList kFirst = [] {
+    QStringList first{QString(resultsPlotStem()) + ".png"};
+    for (const std::string& stem : metricPlotStems()) first << QString::fromStdString(stem) + ".png";
+    return first;
+  }();
   const QStringList all = QDir(run_dir).entryList({"*.png", "*.jpg", "*.jpeg"}, QDir::Files, QDir::Name);
   QStringList out;
   for (const QString& f : kFirst)

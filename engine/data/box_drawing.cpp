@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <opencv2/imgproc.hpp>
 
+#include "core/class_name.h"
+
 namespace ywb {
 
 cv::Scalar classColour(int cls, bool bgr) {
@@ -29,8 +31,7 @@ void drawBoxes(cv::Mat& image, const std::vector<DrawnBox>& boxes, const std::ve
     const cv::Point p1(int(std::lround(b.x1)), int(std::lround(b.y1)));
     const cv::Point p2(int(std::lround(b.x2)), int(std::lround(b.y2)));
     cv::rectangle(image, p1, p2, col, thick, cv::LINE_AA);
-    std::string label =
-        b.cls >= 0 && size_t(b.cls) < names.size() ? names[size_t(b.cls)] : std::to_string(b.cls);
+    std::string label = className(names, b.cls);
     if (b.score >= 0) {
       char s[16];
       std::snprintf(s, sizeof s, " %.2f", double(b.score));

@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/atomic_file.h"
+#include "core/class_name.h"
 #include "data/box_drawing.h"
 #include "data/image_io.h"
 #include "eval/plot_canvas.h"
@@ -23,8 +24,7 @@ constexpr int kMaxTickNames = 99;    // class names on the axes below this many 
 
 std::vector<std::string> axisNames(const ConfusionMatrix& m, const std::vector<std::string>& names) {
   std::vector<std::string> out;
-  for (int c = 0; c < m.num_classes; ++c)
-    out.push_back(size_t(c) < names.size() ? names[size_t(c)] : std::to_string(c));
+  for (int c = 0; c < m.num_classes; ++c) out.push_back(className(names, c));
   out.push_back("background");
   return out;
 }
@@ -37,10 +37,6 @@ std::string fixed(double v, int decimals) {
   char s[32];
   std::snprintf(s, sizeof s, "%.*f", decimals, v);
   return s;
-}
-
-std::string className(const std::vector<std::string>& names, int c) {
-  return size_t(c) < names.size() ? names[size_t(c)] : std::to_string(c);
 }
 
 }  // namespace
@@ -132,7 +128,7 @@ cv::Rect curveFrame() {
 }
 
 cv::Scalar meanCurveColour() {
-  return {180, 119, 31};  // matplotlib's first colour, #1f77b4
+  return plot::cycleColour(0);
 }
 
 namespace {
@@ -202,17 +198,28 @@ std::string writePlotImage(const cv::Mat& bgr, const std::string& dir, const std
   return path;
 }
 
+const std::vector<std::string>& metricPlotStems() {
+  static const std::vector<std::string> stems = {"confusion_matrix", "confusion_matrix_normalized",
+                                                 "BoxPR_curve",      "BoxF1_curve",
+                                                 "BoxP_curve",       "BoxR_curve"};
+  return stems;
+}
+
+const char* resultsPlotStem() {
+  return "results";
+}
+
 std::vector<std::string> writeMetricPlots(const DetectionResults& r, const std::vector<std::string>& names,
                                           const std::string& dir) {
+  const cv::Mat pictures[] = {renderConfusionMatrix(r.confusion, names, false),
+                              renderConfusionMatrix(r.confusion, names, true),
+                              renderPrCurve(r, names),
+                              renderConfidenceCurve(r, names, ConfidenceCurve::F1),
+                              renderConfidenceCurve(r, names, ConfidenceCurve::Precision),
+                              renderConfidenceCurve(r, names, ConfidenceCurve::Recall)};
   std::vector<std::string> out;
-  out.push_back(writePlotImage(renderConfusionMatrix(r.confusion, names, false), dir, "confusion_matrix"));
-  out.push_back(
-      writePlotImage(renderConfusionMatrix(r.confusion, names, true), dir, "confusion_matrix_normalized"));
-  out.push_back(writePlotImage(renderPrCurve(r, names), dir, "BoxPR_curve"));
-  out.push_back(writePlotImage(renderConfidenceCurve(r, names, ConfidenceCurve::F1), dir, "BoxF1_curve"));
-  out.push_back(
-      writePlotImage(renderConfidenceCurve(r, names, ConfidenceCurve::Precision), dir, "BoxP_curve"));
-  out.push_back(writePlotImage(renderConfidenceCurve(r, names, ConfidenceCurve::Recall), dir, "BoxR_curve"));
+  for (size_t k = 0; k < metricPlotStems().size(); ++k)
+    out.push_back(writePlotImage(pictures[k], dir, metricPlotStems()[k]));
   return out;
 }
 

@@ -2,17 +2,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "core/class_name.h"
 #include "ywb/coco_eval.h"
 #include "ywb/metrics.h"
 
 namespace ywb {
-namespace {
-
-std::string className(const std::vector<std::string>& names, int c) {
-  return size_t(c) < names.size() ? names[size_t(c)] : std::to_string(c);
-}
-
-}  // namespace
 
 std::string metricsSummaryLine(const DetectionResults& r) {
   char buf[200];

@@ -54,6 +54,14 @@ std::string tickText(double value, double step) {
   return s;
 }
 
+cv::Scalar cycleColour(int k) {
+  static const cv::Scalar kRgb[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
+                                    {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
+                                    {188, 189, 34},  {23, 190, 207}};
+  const cv::Scalar& c = kRgb[((k % 10) + 10) % 10];
+  return {c[2], c[1], c[0]};
+}
+
 cv::Scalar blues(double v) {
   // Matplotlib's Blues at 0, 0.25, 0.5, 0.75, 1 (RGB), linearly between them.
   static const double kStops[5][3] = {

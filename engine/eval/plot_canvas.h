@@ -22,6 +22,9 @@ Range valueRange(const std::vector<std::vector<double>>& series, double pad = 0.
 /// A tick's text: as few decimals as the step needs.
 std::string tickText(double value, double step);
 
+/// Matplotlib's default colour cycle (tab10), colour k of it (0: blue #1f77b4, 1: orange #ff7f0e, ...), BGR.
+cv::Scalar cycleColour(int k);
+
 /// Matplotlib's "Blues" map from white-blue (0) to dark blue (1), BGR.
 cv::Scalar blues(double v);
 

@@ -32,7 +32,7 @@ cv::Rect resultsPanel(int k) {
 }
 
 cv::Scalar resultsValueColour() {
-  return {180, 119, 31};  // matplotlib's first colour
+  return plot::cycleColour(0);
 }
 
 std::vector<double> smoothSeries(const std::vector<double>& values, double sigma) {
@@ -80,15 +80,16 @@ cv::Mat renderResults(const std::vector<ResultsRow>& rows) {
     const std::vector<double> smooth = smoothSeries(ys, 3.0);
     plot::Chart chart(img, resultsPanel(int(k)), x, plot::valueRange({ys}), shown[k], "epoch", "");
     chart.line(epochs, ys, resultsValueColour(), 1, /*dots=*/true);
-    chart.line(epochs, smooth, cv::Scalar(14, 127, 255), 2);  // matplotlib's second colour, #ff7f0e
-    if (k == 0) chart.legend({{"results", resultsValueColour()}, {"smooth", cv::Scalar(14, 127, 255)}});
+    chart.line(epochs, smooth, plot::cycleColour(1), 2);
+    if (k == 0) chart.legend({{"results", resultsValueColour()}, {"smooth", plot::cycleColour(1)}});
   }
   return img;
 }
 
 std::string writeResultsPlot(const std::string& results_csv) {
   const std::filesystem::path csv(results_csv);
-  return writePlotImage(renderResults(readResults(results_csv)), csv.parent_path().string(), "results");
+  return writePlotImage(renderResults(readResults(results_csv)), csv.parent_path().string(),
+                        resultsPlotStem());
 }
 
 }  // namespace ywb

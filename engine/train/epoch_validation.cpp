@@ -2,6 +2,7 @@
 // segments, and a smaller validation batch for the rest of the run when memory runs out.
 #include <string>
 
+#include "core/class_name.h"
 #include "core/error.h"
 #include "cuda/cuda_runtime.h"
 #include "train/epoch_validation.h"
@@ -90,7 +91,7 @@ EpochMetrics validateEpoch(TrainSession& s, int epoch) {
   em.fitness = v.metrics.fitness();
   for (const auto& c : v.metrics.per_class) {
     ClassResult r;
-    r.name = c.cls < int(s.names.size()) ? s.names[size_t(c.cls)] : std::to_string(c.cls);
+    r.name = className(s.names, c.cls);
     r.instances = c.num_gt;
     r.precision = c.precision;
     r.recall = c.recall;

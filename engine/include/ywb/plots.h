@@ -9,9 +9,14 @@
 
 namespace ywb {
 
-/// Writes confusion_matrix, confusion_matrix_normalized, BoxPR_curve, BoxF1_curve, BoxP_curve and
-/// BoxR_curve (.png; .jpg where this build has no PNG encoder) into the existing folder `dir`, each file
-/// atomically. `names[c]` names class c. Returns the paths written. Throws ywb::Error naming the file.
+/// The file stems of a validation's plots, Ultralytics' names in its order: confusion_matrix,
+/// confusion_matrix_normalized, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve; and results.png's stem.
+const std::vector<std::string>& metricPlotStems();
+const char* resultsPlotStem();
+
+/// Writes the metric plots (metricPlotStems(), .png; .jpg where this build has no PNG encoder) into the
+/// existing folder `dir`, each file atomically. `names[c]` names class c. Returns the paths written. Throws
+/// ywb::Error naming the file.
 std::vector<std::string> writeMetricPlots(const DetectionResults& results,
                                           const std::vector<std::string>& names, const std::string& dir);
 

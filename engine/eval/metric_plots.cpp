@@ -209,6 +209,10 @@ const char* resultsPlotStem() {
   return "results";
 }
 
+const char* labelsPlotFileName() {
+  return "labels.jpg";
+}
+
 std::vector<std::string> writeMetricPlots(const DetectionResults& r, const std::vector<std::string>& names,
                                           const std::string& dir) {
   const cv::Mat pictures[] = {renderConfusionMatrix(r.confusion, names, false),

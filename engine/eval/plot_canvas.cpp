@@ -101,22 +101,46 @@ void putTextVertical(cv::Mat& img, const std::string& text, cv::Point centre, do
   src.copyTo(img(clipped), mask);
 }
 
-cv::Rect Chart::plotArea(cv::Rect frame) {
-  constexpr int left = 64, right = 16, top = 34, bottom = 50;
+namespace {
+
+// The height the turned category names take below the axis (0 without names).
+int namesHeight(const std::vector<std::string>& names) {
+  int base = 0, longest = 0;
+  for (const auto& n : names)
+    longest = std::max(longest, cv::getTextSize(n, kFont, kTickScale, 1, &base).width);
+  return names.empty() ? 0 : longest + 8;
+}
+
+}  // namespace
+
+cv::Rect Chart::plotArea(cv::Rect frame, const std::vector<std::string>& x_names) {
+  constexpr int left = 64, right = 16, top = 34;
+  const int bottom = 50 + namesHeight(x_names);
   return {frame.x + left, frame.y + top, std::max(1, frame.width - left - right),
           std::max(1, frame.height - top - bottom)};
 }
 
 Chart::Chart(cv::Mat& image, cv::Rect frame, Range x, Range y, const std::string& title,
-             const std::string& x_label, const std::string& y_label)
-    : img_(image), area_(plotArea(frame)), x_(x), y_(y) {
-  const std::vector<double> xt = niceTicks(x), yt = niceTicks(y);
+             const std::string& x_label, const std::string& y_label, const std::vector<std::string>& x_names)
+    : img_(image), area_(plotArea(frame, x_names)), x_(x), y_(y) {
+  const std::vector<double> yt = niceTicks(y);
+  std::vector<double> xt;
+  if (x_names.empty()) xt = niceTicks(x);
+  for (size_t k = 0; k < x_names.size(); ++k) xt.push_back(double(k));
   const double xs = xt.size() > 1 ? xt[1] - xt[0] : 1, ys = yt.size() > 1 ? yt[1] - yt[0] : 1;
-  for (const double t : xt) {
+  const int names_h = namesHeight(x_names);
+  for (size_t k = 0; k < xt.size(); ++k) {
+    const double t = xt[k];
     const int px = int(std::lround(toPixel(t, y.lo).x));
     cv::line(img_, {px, area_.y}, {px, area_.br().y}, kGrid, 1);
     cv::line(img_, {px, area_.br().y}, {px, area_.br().y + 4}, kInk, 1);
-    putTextCentred(img_, tickText(t, xs), {px, area_.br().y + 14}, kTickScale, kInk);
+    if (x_names.empty()) {
+      putTextCentred(img_, tickText(t, xs), {px, area_.br().y + 14}, kTickScale, kInk);
+    } else {  // the name's end at the tick, as matplotlib aligns a turned label
+      int base = 0;
+      const int w = cv::getTextSize(x_names[k], kFont, kTickScale, 1, &base).width;
+      putTextVertical(img_, x_names[k], {px, area_.br().y + 8 + w / 2}, kTickScale, kInk);
+    }
   }
   for (const double t : yt) {
     const int py = int(std::lround(toPixel(x.lo, t).y));
@@ -130,7 +154,7 @@ Chart::Chart(cv::Mat& image, cv::Rect frame, Range x, Range y, const std::string
   }
   cv::rectangle(img_, area_, kInk, 1);
   putTextCentred(img_, title, {area_.x + area_.width / 2, frame.y + 16}, kTitleScale, kInk, 1);
-  putTextCentred(img_, x_label, {area_.x + area_.width / 2, area_.br().y + 36}, kLabelScale, kInk);
+  putTextCentred(img_, x_label, {area_.x + area_.width / 2, area_.br().y + 36 + names_h}, kLabelScale, kInk);
   putTextVertical(img_, y_label, {frame.x + 12, area_.y + area_.height / 2}, kLabelScale, kInk);
 }
 
@@ -162,6 +186,16 @@ void Chart::line(const std::vector<double>& xs, const std::vector<double>& ys, c
     prev = p;
     have_prev = true;
   }
+}
+
+void Chart::fill(double x0, double y0, double x1, double y1, cv::Scalar colour) {
+  const cv::Point2d a = toPixel(x0, y0), b = toPixel(x1, y1);
+  const cv::Rect r(
+      cv::Point(int(std::lround(std::min(a.x, b.x))), int(std::lround(std::min(a.y, b.y)))),
+      cv::Point(int(std::lround(std::max(a.x, b.x))) + 1, int(std::lround(std::max(a.y, b.y))) + 1));
+  const cv::Rect inside(area_.x + 1, area_.y + 1, area_.width - 2, area_.height - 2);
+  const cv::Rect clipped = r & inside;
+  if (clipped.area() > 0) cv::rectangle(img_, clipped, colour, cv::FILLED);
 }
 
 void Chart::legend(const std::vector<std::pair<std::string, cv::Scalar>>& entries, Place place) {

@@ -36,18 +36,22 @@ void putTextCentred(cv::Mat& img, const std::string& text, cv::Point centre, dou
                     int thickness = 1);
 
 /// Axes with a title, labelled ticks and a frame, in `frame` of a BGR image; data drawn with line() lands at
-/// toPixel() of its values.
+/// toPixel() of its values. With `x_names`, the x axis is categorical: a tick at 0, 1, ... n-1 each, labelled
+/// with its name turned 90 degrees (as matplotlib's rotation=90), instead of numbers.
 class Chart {
  public:
   Chart(cv::Mat& image, cv::Rect frame, Range x, Range y, const std::string& title,
-        const std::string& x_label, const std::string& y_label);
-  /// The data area inside `frame` (the rule the constructor uses; tests read plots back with it).
-  static cv::Rect plotArea(cv::Rect frame);
+        const std::string& x_label, const std::string& y_label, const std::vector<std::string>& x_names = {});
+  /// The data area inside `frame` (the rule the constructor uses; tests read plots back with it): the
+  /// bottom margin grows by the longest of `x_names`.
+  static cv::Rect plotArea(cv::Rect frame, const std::vector<std::string>& x_names = {});
   cv::Rect area() const { return area_; }
   cv::Point2d toPixel(double x, double y) const;
   /// A polyline through the finite points (a non-finite value breaks the line); `dots` marks each point.
   void line(const std::vector<double>& xs, const std::vector<double>& ys, cv::Scalar colour,
             int thickness = 1, bool dots = false);
+  /// Fills the data rectangle between (x0, y0) and (x1, y1), clipped to inside the frame's border.
+  void fill(double x0, double y0, double x1, double y1, cv::Scalar colour);
   enum class Place { TopRight, Outside };
   /// Entries (text, colour) in a box at the data area's top right, or outside it to the right of its top.
   void legend(const std::vector<std::pair<std::string, cv::Scalar>>& entries, Place place = Place::TopRight);

@@ -1,6 +1,8 @@
 #include "train/run_plots.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 
@@ -9,6 +11,7 @@
 #include "data/batch_plot.h"
 #include "data/box_drawing.h"
 #include "data/image_io.h"
+#include "data/labels_plot.h"
 #include "train/checkpoint_files.h"
 #include "train/epoch_validation.h"
 #include "train/model_loader.h"
@@ -33,6 +36,25 @@ void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni) {
   } catch (const std::exception& e) {
     s.log(std::string("plot not written (training goes on): ") + e.what());
   }
+}
+
+std::future<std::string> startLabelsPlot(const TrainSession& s) {
+  // What the thread reads is its own: the split is immutable and shared, the rest copied.
+  return std::async(std::launch::async, [split = s.train_split, names = s.names, nc = s.nc,
+                                         path = (fs::path(s.run_dir) / labelsPlotFileName()).string()] {
+    try {
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<LabelBox> boxes = splitBoxes(*split);
+      writeFileAtomic(path, encodeJpeg(renderLabelsPlot(boxes, nc, names), 90));
+      char took[48];
+      std::snprintf(took, sizeof took, " (%.2f s, beside training)",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      return std::string(labelsPlotFileName()) + ": " + std::to_string(boxes.size()) + " training boxes of " +
+             std::to_string(split->images.size()) + " images" + took;
+    } catch (const std::exception& e) {
+      return std::string("plot not written (training goes on): ") + e.what();
+    }
+  });
 }
 
 ValBatchPlot captureValBatch(const Batch& batch, const std::vector<at::Tensor>& detections) {

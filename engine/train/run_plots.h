@@ -8,6 +8,7 @@
 #include <ATen/Tensor.h>
 
 #include <cstdint>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct TrainSession;
 bool plotsTrainBatch(const TrainSession& s, int64_t ni, int64_t batches);
 /// Writes train_batch<ni>.jpg of `batch` (ywb/data/batch_plot.h) into the run folder.
 void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni);
+/// Starts drawing labels.jpg (data/labels_plot.h) of the training split into the run folder on a thread of
+/// its own, so that the first step does not wait for it; the future gives the line to log (what was drawn,
+/// or why it was not). Call on the main rank with plots=true after the session is set up.
+std::future<std::string> startLabelsPlot(const TrainSession& s);
 /// Writes results.png from results.csv, and the confusion matrices, curves and val_batch pictures of the
 /// best epoch when it was validated in this process (else the log says why there are none).
 void writeRunPlots(TrainSession& s);

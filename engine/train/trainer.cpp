@@ -234,6 +234,8 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
     }
     setupSession(s, resume ? &*resume : nullptr);
+    std::future<std::string> labels_plot;
+    if (s.isMain() && s.args.plots && s.train_split) labels_plot = startLabelsPlot(s);
     const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
     if ((resume || start_over) && s.isMain()) truncateResults(csv, s.start_epoch);
 
@@ -252,12 +254,14 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       if (!s.mosaic_closed && s.mosaicClosedIn(epoch)) {
         s.mosaic_closed = true;
         s.train_loader->setMultiImageAugment(false);
-        s.phase(TrainPhase::CloseMosaic,
-                "Mosaic and MixUp off for the last " + std::to_string(s.args.close_mosaic) + " epochs");
-        s.log("closing Mosaic and MixUp for the final epochs");
+        s.phase(TrainPhase::CloseMosaic, "Mosaic, MixUp and CutMix off for the last " +
+                                             std::to_string(s.args.close_mosaic) + " epochs");
+        s.log("closing Mosaic, MixUp and CutMix for the final epochs");
       }
       double tloss[3] = {0, 0, 0}, lr[3] = {0, 0, 0};
       const bool complete = trainEpoch(s, epoch, tloss, lr);
+      if (labels_plot.valid() && labels_plot.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        s.log(labels_plot.get());
       // Taken now: from here on the loader may already build the next epoch's samples (prefetchNextEpoch).
       std::vector<std::string> failed_images = s.train_loader->takeErrors();
       std::string nonfinite_line;
@@ -339,6 +343,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       }
     }
     finishCheckpoints(s);  // the last one written in the background (on a GPU) is on disk from here on
+    if (labels_plot.valid()) s.log(labels_plot.get());
     if (s.isMain() && s.args.plots) writeRunPlots(s);
     if (s.dist) distFinish(s);
     if (sum.epochs_completed == 0) sum.epochs_completed = s.start_epoch;

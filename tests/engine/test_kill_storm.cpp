@@ -305,7 +305,7 @@ class TestKillStorm : public QObject {
       // depends on where the kills landed), no temporary file; the best epoch's always (validated again at
       // the end when the last session resumed after it)
       const QRegularExpression plot(
-          "^(train_batch\\d+\\.jpg|val_batch\\d+_(labels|pred)\\.jpg|results\\.png|"
+          "^(labels\\.jpg|train_batch\\d+\\.jpg|val_batch\\d+_(labels|pred)\\.jpg|results\\.png|"
           "confusion_matrix(_normalized)?\\.png|Box(PR|F1|P|R)_curve\\.png)$");
       QStringList files, plots;
       for (const QString& f : QDir(run).entryList(QDir::Files | QDir::Hidden))

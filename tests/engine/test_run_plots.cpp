@@ -1,12 +1,13 @@
 // The plots of a run folder (plots=true): each picture is read back and its content checked against numbers
 // worked out here by hand: tick positions, a smoothed spike, a confusion matrix's shares per true class, a
-// precision-recall curve's height at known recalls, a batch grid's tiles and boxes. Then a real `ywb train`
-// and `ywb val` write them under Ultralytics' names (train_batch, val_batch, results, confusion matrices,
-// curves), and plots=false writes none.
+// precision-recall curve's height at known recalls, a batch grid's tiles and boxes, labels.jpg's bars,
+// outlines and histogram colours. Then a real `ywb train` and `ywb val` write them under Ultralytics' names
+// (labels, train_batch, val_batch, results, confusion matrices, curves), and plots=false writes none.
 #include <ATen/ATen.h>
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "data/batch_plot.h"
 #include "data/box_drawing.h"
 #include "data/image_io.h"
+#include "data/labels_plot.h"
 #include "eval/metric_plots.h"
 #include "eval/plot_canvas.h"
 #include "eval/results_plot.h"
@@ -45,6 +47,7 @@ class TestRunPlots : public QObject {
   void confusionCellsHoldTheirShares();
   void prCurveReadsBack();
   void batchGridLayout();
+  void labelsPlotReadsBack();
   void trainAndValWritePlots();
 
  private:
@@ -174,6 +177,61 @@ void TestRunPlots::batchGridLayout() {
   QCOMPARE(big.rows, 1920);
 }
 
+void TestRunPlots::labelsPlotReadsBack() {
+  // numpy's histogram2d of four points in 2 x 2 bins over [0, 1]: x 0 -> bin 0, 0.5 -> bin 1, 1.0 (the upper
+  // edge) -> bin 1; y 0 -> 0, 1 -> 1. So (0,0) 1, (1,0) 2, (1,1) 1, (0,1) 0.
+  const ywb::Histogram2d h = ywb::histogram2d({0, 0.5, 1, 1}, {0, 0, 0, 1}, 2);
+  QCOMPARE(h.at(0, 0), int64_t(1));
+  QCOMPARE(h.at(1, 0), int64_t(2));
+  QCOMPARE(h.at(1, 1), int64_t(1));
+  QCOMPARE(h.at(0, 1), int64_t(0));
+  // seaborn's pmax: counts 40, 30, 20, 10 (of 100) taken densest first reach 1 - pmax of the total at
+  // 40 (0.4 >= 0.1, pmax 0.9), 30 (0.7 >= 0.5, pmax 0.5) and 20 (0.9 >= 0.8, pmax 0.2).
+  QCOMPARE(ywb::saturationCount({10, 40, 30, 20}, 0.9), int64_t(40));
+  QCOMPARE(ywb::saturationCount({10, 40, 30, 20}, 0.5), int64_t(30));
+  QCOMPARE(ywb::saturationCount({10, 40, 30, 20}, 0.2), int64_t(20));
+  QCOMPARE(ywb::saturationCount({0, 0}, 0.9), int64_t(1));
+
+  // Five cats (0.5 x 0.25, centred at 0.2, 0.3) and two birds (0.8 x 0.6 at 0.7, 0.9) of three classes.
+  std::vector<ywb::LabelBox> boxes(5, ywb::LabelBox{0, 0.2f, 0.3f, 0.5f, 0.25f});
+  boxes.resize(7, ywb::LabelBox{2, 0.7f, 0.9f, 0.8f, 0.6f});
+  const std::vector<std::string> names = {"cat", "dog", "bird"};
+  const cv::Mat img = ywb::renderLabelsPlot(boxes, 3, names);
+  QCOMPARE(img.cols, 1600);
+  QCOMPARE(img.rows, 1600);
+  // Bars: x from -0.5 - 5% of 3 classes to 2.5 + 5%, y from 0 to 5 x 1.05 (matplotlib's margins); a bar's
+  // top at its count: 5 for cat, none for dog, 2 for bird.
+  const cv::Rect bars = ywb::plot::Chart::plotArea(ywb::labelsPanel(0), ywb::labelsBarNames(3, names));
+  const auto barX = [&](double c) { return int(std::lround(bars.x + (c + 0.65) / 3.3 * (bars.width - 1))); };
+  const auto barTop = [&](double n) { return int(std::lround(bars.y + (1 - n / 5.25) * (bars.height - 1))); };
+  QVERIFY(near(img.at<cv::Vec3b>(barTop(5) + 2, barX(0)), ywb::classColour(0), 0));
+  QVERIFY(!near(img.at<cv::Vec3b>(barTop(5) - 3, barX(0)), ywb::classColour(0), 40));
+  QVERIFY(near(img.at<cv::Vec3b>(barTop(2) + 2, barX(2)), ywb::classColour(2), 0));
+  QVERIFY(!near(img.at<cv::Vec3b>(barTop(2) - 3, barX(2)), ywb::classColour(2), 40));
+  QVERIFY(!near(img.at<cv::Vec3b>(barTop(1), barX(1)), ywb::classColour(1), 40));
+  // Outlines centred on the square: the cat's left edge at 0.5 - 0.25 of the side, the bird's at 0.1;
+  // the centre is empty.
+  const cv::Rect o = ywb::labelsOutlineArea();
+  const double side = o.width - 1;
+  const int mid = o.y + int(std::lround(0.5 * side));
+  QVERIFY(near(img.at<cv::Vec3b>(mid, o.x + int(std::lround(0.25 * side))), ywb::classColour(0), 0));
+  QVERIFY(near(img.at<cv::Vec3b>(mid, o.x + int(std::lround(0.1 * side))), ywb::classColour(2), 0));
+  QVERIFY(near(img.at<cv::Vec3b>(mid, o.x + o.width / 2), cv::Scalar::all(255), 0));
+  // Centres: x over [0.2, 0.7], y over [0.3, 0.9] in 50 bins; the cats fill bin (0, 0) with 5, the birds
+  // bin (49, 49) with 2. Saturation (pmax 0.9): 5 of 7 >= 0.1 at once, so 5: the cats' bin is Blues(1), the
+  // birds' Blues(2 / 5).
+  const cv::Rect xy = ywb::plot::Chart::plotArea(ywb::labelsPanel(2));
+  const auto cell = [&](int ix, int iy) {
+    const double fx = (ix + 0.5) / 50.0, fy = (iy + 0.5) / 50.0;
+    return img.at<cv::Vec3b>(int(std::lround(xy.y + (1 - fy) * (xy.height - 1))),
+                             int(std::lround(xy.x + fx * (xy.width - 1))));
+  };
+  QVERIFY(near(cell(0, 0), ywb::plot::blues(1.0), 1));
+  QVERIFY(near(cell(49, 49), ywb::plot::blues(0.4), 1));
+  const cv::Vec3b empty = cell(20, 30);
+  QVERIFY2(empty[0] == empty[1] && empty[1] == empty[2], "an empty bin is white or grid grey");
+}
+
 void TestRunPlots::trainAndValWritePlots() {
   QVERIFY(tmp_.isValid());
   const QString project = tmp_.path() + "/runs";
@@ -203,6 +261,13 @@ void TestRunPlots::trainAndValWritePlots() {
   const cv::Mat results = ywb::loadImage((run + "/results.png").toStdString(), 0, false);
   QCOMPARE(results.cols, ywb::resultsPanel(4).br().x);
   QCOMPARE(results.rows, ywb::resultsPanel(9).br().y);
+  // labels.jpg of the 64 training images' boxes, drawn while the run started, and its log line
+  const cv::Mat labels = ywb::loadImage((run + "/labels.jpg").toStdString(), 0, false);
+  QCOMPARE(labels.cols, 1600);
+  QVERIFY2(QRegularExpression("labels.jpg: \\d+ training boxes of 64 images")
+               .match(QString::fromUtf8(r.out))
+               .hasMatch(),
+           r.out.constData());
 
   // Resumed to 3 epochs with its pictures removed: the best epoch's are drawn again. When the best is still
   // an epoch of the first session (results.csv says which), its weights are validated again for them.
@@ -216,6 +281,7 @@ void TestRunPlots::trainAndValWritePlots() {
                           (rows[size_t(best)].epoch <= 2 ? ", validated again" : "):");
   QVERIFY2(r.out.contains(line), r.out.constData());
   QCOMPARE(files(run, {"confusion_matrix.png"}), QStringList{"confusion_matrix.png"});
+  QCOMPARE(files(run, {"labels.jpg"}), QStringList{"labels.jpg"});
   QCOMPARE(files(run, {"val_batch*_pred.jpg"}), (QStringList{"val_batch0_pred.jpg", "val_batch1_pred.jpg"}));
 
   // plots=false: none of them

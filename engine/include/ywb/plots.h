@@ -13,6 +13,8 @@ namespace ywb {
 /// confusion_matrix_normalized, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve; and results.png's stem.
 const std::vector<std::string>& metricPlotStems();
 const char* resultsPlotStem();
+/// The training labels' picture a run gets when it starts (Ultralytics' labels.jpg).
+const char* labelsPlotFileName();
 
 /// Writes the metric plots (metricPlotStems(), .png; .jpg where this build has no PNG encoder) into the
 /// existing folder `dir`, each file atomically. `names[c]` names class c. Returns the paths written. Throws

@@ -41,8 +41,8 @@ const RegisterVerb reg{
     {"preview", "render augmented training samples with boxes to an image",
      "data=data.yaml [out=preview.jpg] [seed=0] [imgsz=640] [count=4] [boxes=true] [split=train]\n"
      "        [hsv_h=.015 hsv_s=.7 hsv_v=.4 degrees=0 translate=.1 scale=.5 shear=0 perspective=0\n"
-     "         flipud=0 fliplr=.5 mosaic=1 mixup=0] [--json]\n\n"
-     "Renders `count` augmented samples (Mosaic, perspective, MixUp, HSV, flips with the given\n"
+     "         flipud=0 fliplr=.5 mosaic=1 mixup=0 cutmix=0] [--json]\n\n"
+     "Renders `count` augmented samples (Mosaic, perspective, MixUp, CutMix, HSV, flips with the given\n"
      "Ultralytics hyperparameters) in a grid with boxes and class names, and writes it as JPEG\n"
      "(or PNG when out ends in .png). The same seed and settings give the same picture.",
      runPreview}};

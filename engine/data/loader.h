@@ -98,7 +98,7 @@ class DataLoader {
   size_t samplesPerEpoch() const;
   /// Usable images in the split.
   size_t size() const;
-  /// Allows or forbids the multi-image augmentations, Mosaic and MixUp, from the next startEpoch() on
+  /// Allows or forbids the multi-image augmentations, Mosaic, MixUp and CutMix, from the next startEpoch() on
   /// (close_mosaic forbids them for the last epochs; their probabilities stay hyp.mosaic and hyp.mixup).
   void setMultiImageAugment(bool on);
   /// The epoch where Ultralytics rebuilds its loader (the first close_mosaic epoch; -1: never), which moves

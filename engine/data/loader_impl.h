@@ -38,7 +38,7 @@ struct DataLoader::Impl {
     size_t pos = 0, batch = 0, slot = 0, index = 0;
     uint64_t generation = 0;
     int epoch = 0;
-    bool multi_image = true;  // Mosaic and MixUp allowed (false once close_mosaic closes them)
+    bool multi_image = true;  // Mosaic, MixUp and CutMix allowed (false once close_mosaic closes them)
     cv::Size shape;
     at::Tensor dst;
   };

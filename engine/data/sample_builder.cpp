@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "data/color_flip.h"
+#include "data/cut_mix.h"
 #include "data/letterbox.h"
 #include "data/random_perspective.h"
 #include "data/ultralytics_boxes.h"
@@ -143,7 +144,8 @@ cv::Mat SampleBuilder::fetch(size_t index, Sample& s, bool fresh) const {
 }
 
 int64_t SampleBuilder::maxImagesPerSample(const AugmentParams& hyp) {
-  return (hyp.mosaic > 0 ? 4 : 1) * (hyp.mixup > 0 ? 2 : 1);  // mosaic4() below; MixUp in build()
+  // mosaic4() below; MixUp and CutMix in build() each add a second sample's boxes
+  return (hyp.mosaic > 0 ? 4 : 1) * (1 + (hyp.mixup > 0 ? 1 : 0) + (hyp.cutmix > 0 ? 1 : 0));
 }
 
 Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners,
@@ -324,6 +326,18 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
       s.boxes.insert(s.boxes.end(), other.boxes.begin(), other.boxes.end());
       s.decode_s += other.decode_s;
       s.errors.insert(s.errors.end(), other.errors.begin(), other.errors.end());
+    }
+    if (multi_image && hyp_.cutmix > 0 && (draws ? draws->cutmix : rng.chance(hyp_.cutmix))) {
+      // CutMix after MixUp, as Ultralytics orders them; its own stream, so that a run without it draws as
+      // before. The region is drawn first: when none is free of boxes, no second sample is built.
+      Rng rng3(mixSeed(seed, 0x4355544D4958ull));
+      if (const auto area = chooseCutMixArea(s.image.size(), s.boxes, rng3)) {
+        const size_t j = size_t(rng3.uniformInt(0, int64_t(source_->size()) - 1));
+        const Sample other = geometry(j, rng3, multi_image, folded, partners, nullptr);
+        pasteCutMix(s, other, *area);
+        s.decode_s += other.decode_s;
+        s.errors.insert(s.errors.end(), other.errors.begin(), other.errors.end());
+      }
     }
     if (draws) s.centres = ultralyticsCentreBoxes(s.boxes, flips.lr, flips.ud, s.image.size());
     if (draws && flips.ud) flipVertical(s.image, s.boxes);

@@ -1,6 +1,7 @@
 // Builds one sample: Mosaic-4 + random perspective (as a single warp of only the visible part of the mosaic),
-// MixUp, HSV and flips for training; letterbox for validation. Ultralytics semantics and hyperparameters.
-// Thread rules: build() is const and safe from many threads; all randomness comes from its seed.
+// MixUp, CutMix (data/cut_mix.h), HSV and flips for training; letterbox for validation. Ultralytics semantics
+// and hyperparameters. Thread rules: build() is const and safe from many threads; all randomness comes from
+// its seed.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -27,13 +28,14 @@ class SampleBuilder {
  public:
   SampleBuilder(std::shared_ptr<const ImageSource> source, bool augment, const AugmentParams& hyp);
 
-  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns Mosaic
-  /// and MixUp off (close_mosaic). `target` is the output size (w, h); empty means imgsz x imgsz. Augmented
-  /// samples with a non-square target (rect batches) get letterbox + HSV + flips only. Mosaic draws its three
-  /// partners from `partners` (the loader's RecentImages window, as Ultralytics), or from the whole split
-  /// when it is empty. `draws` (optional) replaces the seed's choices of Mosaic, its partners and centre,
-  /// the perspective, the flips and the HSV gains by Ultralytics' own (data/ultralytics_draws.h); the seed
-  /// still draws what `draws` does not hold (MixUp's partner and ratio).
+  /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns
+  /// Mosaic, MixUp and CutMix off (close_mosaic). `target` is the output size (w, h); empty means imgsz x
+  /// imgsz. Augmented samples with a non-square target (rect batches) get letterbox + HSV + flips only.
+  /// Mosaic draws its three partners from `partners` (the loader's RecentImages window, as Ultralytics), or
+  /// from the whole split when it is empty. `draws` (optional) replaces the seed's choices of Mosaic, its
+  /// partners and centre, the perspective, the flips and the HSV gains by Ultralytics' own
+  /// (data/ultralytics_draws.h); the seed still draws what `draws` does not hold (MixUp's partner and ratio,
+  /// CutMix's region and partner).
   Sample build(size_t index, uint64_t seed, bool multi_image, cv::Size target = {}, PartnerPool partners = {},
                const SampleDraws* draws = nullptr) const;
 
@@ -41,8 +43,9 @@ class SampleBuilder {
 
   /// The most images whose labels one build() can put in a sample under `hyp`: 1 (letterbox, rect batches,
   /// validation, the close_mosaic epochs); x4 with Mosaic (four tiles; the partners are drawn with
-  /// replacement, so one image may fill all four); x2 with MixUp (it blends two samples, each possibly a
-  /// Mosaic). Clipping and the perspective warp only drop boxes. (data/target_capacity.h bounds a run on it.)
+  /// replacement, so one image may fill all four); one more sample's worth each for MixUp (it blends two
+  /// samples, each possibly a Mosaic) and CutMix (it pastes a part of another). Clipping and the perspective
+  /// warp only drop boxes. (data/target_capacity.h bounds a run on it.)
   static int64_t maxImagesPerSample(const AugmentParams& hyp);
 
  private:

@@ -42,7 +42,7 @@ struct Worker {
     }
     d.perspective = drawPerspectiveParams(hyp, py);
     d.mixup = !(py.uniform(0, 1) > (multi ? hyp.mixup : 0.0));
-    py.uniform(0, 1);  // CutMix's p test (CutMix is off by default and not implemented here)
+    d.cutmix = !(py.uniform(0, 1) > (multi ? hyp.cutmix : 0.0));
     // Albumentations draws nothing when its package is absent (a plain Ultralytics install).
     if (hsvEnabled(hyp)) {
       const double gains[3] = {hyp.hsv_h, hyp.hsv_s, hyp.hsv_v};

@@ -7,7 +7,7 @@
 // MixUp's and CutMix's p tests, the vertical and horizontal flip tests and Format's BGR test; NumPy draws the
 // three HSV gains. Every count is fixed while MixUp, CutMix and copy-paste are off (their defaults), so the
 // draws of each sample follow from the order alone: the same numbers Ultralytics' run used, whatever our
-// thread count. With MixUp on, a sample that mixes consumes more than is replayed and the stream is
+// thread count. With MixUp or CutMix on, a sample that mixes consumes more than is replayed and the stream is
 // approximate. Thread rules: pure functions.
 #pragma once
 #include <cstddef>
@@ -25,7 +25,8 @@ struct SampleDraws {
   size_t partners[3] = {0, 0, 0};  ///< Mosaic's tiles 1-3 (top right, bottom left, bottom right)
   int xc = 0, yc = 0;              ///< Mosaic centre on the 2s x 2s canvas
   PerspectiveDraws perspective;
-  bool mixup = false;  ///< MixUp's p test passed (the rest of MixUp is not replayed)
+  bool mixup = false;   ///< MixUp's p test passed (the rest of MixUp is not replayed)
+  bool cutmix = false;  ///< CutMix's p test passed (the rest of CutMix is not replayed)
   bool flip_ud = false, flip_lr = false;
   double hsv[3] = {0, 0, 0};  ///< r = U(-1, 1) * (hsv_h, hsv_s, hsv_v)
 };

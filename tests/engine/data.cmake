@@ -1,6 +1,7 @@
 # Data pipeline tests (issue 3).
 ywb_add_test(test_data_scan SOURCES test_data_scan.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
 ywb_add_test(test_data_transforms SOURCES test_data_transforms.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
+ywb_add_test(test_cut_mix SOURCES test_cut_mix.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)
 ywb_add_test(test_data_loader SOURCES test_data_loader.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
 ywb_add_test(test_dataset_yaml SOURCES test_dataset_yaml.cpp LABELS unit TIMEOUT 60)
 ywb_add_test(test_beside_ultralytics SOURCES test_beside_ultralytics.cpp LABELS unit TIMEOUT 300)

@@ -20,7 +20,9 @@
   X(double, flipud, 0.0, "augmentation", 0.0, 1.0, "Vertical flip probability")               \
   X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")             \
   X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                    \
-  X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")
+  X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")                        \
+  X(double, cutmix, 0.0, "augmentation", 0.0, 1.0,                                            \
+    "CutMix probability: a box-free part of the image replaced by that part of another sample")
 
 #define YWB_TRAIN_ARGS(X)                                                                                    \
   X(std::string, data, "", "data", 0, 0, "Path to the dataset's data.yaml")                                  \
@@ -57,7 +59,7 @@
   X(double, warmup_momentum, 0.8, "schedule", 0.0, 1.0, "Momentum at the start of warmup")                   \
   X(double, warmup_bias_lr, 0.1, "schedule", 0.0, 1.0, "Bias learning rate at the start of warmup")          \
   X(bool, cos_lr, false, "schedule", 0, 0, "Cosine instead of linear learning-rate decay")                   \
-  X(int, close_mosaic, 10, "schedule", 0, 100000, "Turn Mosaic and MixUp off for the last N epochs")         \
+  X(int, close_mosaic, 10, "schedule", 0, 100000, "Turn Mosaic, MixUp and CutMix off for the last N epochs") \
   X(double, box, 7.5, "loss", 0.0, 100.0, "Box (CIoU) loss gain")                                            \
   X(double, cls, 0.5, "loss", 0.0, 100.0, "Classification (BCE) loss gain")                                  \
   X(double, cls_pw, 0.0, "loss", 0.0, 1.0,                                                                   \

@@ -66,6 +66,21 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   data_row->addWidget(split_);
   grid->addLayout(data_row, 1, 1);
   grid->addWidget(run, 1, 2);
+  source_ = new QLineEdit(this);
+  source_->setObjectName("predSource");
+  source_->setPlaceholderText(tr("images, a folder, a video, a .txt list or a pattern (no labels needed)"));
+  auto* source_row = new QHBoxLayout;
+  auto* pick_files = new QPushButton(tr("File..."), this);
+  auto* pick_folder = new QPushButton(tr("Folder..."), this);
+  source_row->addWidget(source_, 1);
+  source_row->addWidget(pick_files);
+  source_row->addWidget(pick_folder);
+  auto* predict_button = new QPushButton(tr("Predict"), this);
+  predict_button->setObjectName("predictButton");
+  predict_button->setToolTip(tr("Detect objects in the source with these weights (as ywb predict source=)"));
+  grid->addWidget(new QLabel(tr("Source"), this), 2, 0);
+  grid->addLayout(source_row, 2, 1);
+  grid->addWidget(predict_button, 2, 2);
   grid->addWidget(conf_label_, 0, 3);
   grid->addWidget(conf_, 0, 4);
   grid->addWidget(iou_label_, 1, 3);
@@ -129,6 +144,16 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
     if (!p.isEmpty()) setWeights(p);
   });
   connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);
+  connect(predict_button, &QPushButton::clicked, this, &PredictionsTab::predict);
+  connect(pick_files, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Image, video or .txt list"), source_->text());
+    if (!file.isEmpty()) setSource(file);
+  });
+  connect(pick_folder, &QPushButton::clicked, this, [this] {
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Folder of images or videos"), source_->text());
+    if (!dir.isEmpty()) setSource(dir);
+  });
 }
 
 PredictionsTab::~PredictionsTab() {
@@ -261,7 +286,7 @@ void PredictionsTab::showReport(const ywb::ValReport& r) {
 void PredictionsTab::showImage(int index) {
   if (index < 0 || index >= int(report_.detections.size())) return;
   const ywb::ImageDetections& d = report_.detections[size_t(index)];
-  QImage img(QString::fromStdString(d.path));
+  const QImage img = loadShown(d);
   if (img.isNull()) {
     viewer_->setMessage(tr("Cannot read %1").arg(QString::fromStdString(d.path)));
     return;

@@ -1,9 +1,12 @@
 // The Predictions tab: validates trained weights on a dataset split (ywb::validateWeights, on a worker
 // thread) and shows each image with predicted and ground-truth boxes (confidence slider filters what is
 // drawn; the IoU slider is the NMS IoU of the next validation), the per-class AP table, the confusion matrix
-// and the PR curves. All mAP numbers are COCO-exact. Thread rules: GUI thread; validation reports back
-// queued, and closing the tab cancels it (between batches) and waits for it.
+// and the PR curves. All mAP numbers are COCO-exact. It also predicts on a source without labels (images, a
+// folder, a video, a .txt list or a pattern: ywb::predictImages, as `ywb predict source=`), listing each
+// image and video frame as it is done. Thread rules: GUI thread; validation and prediction report back
+// queued, and closing the tab cancels them (between batches, or between images and frames) and waits.
 #pragma once
+#include <QImage>
 #include <QWidget>
 
 #include "worker_threads.h"
@@ -37,6 +40,11 @@ class PredictionsTab : public QWidget {
   void setSplit(const QString& split);
   /// Starts a validation run (asynchronous; `validated` follows).
   void validate();
+  /// What predict() runs on: an image, a video, a folder, a .txt list or a pattern (PredictOptions::source).
+  void setSource(const QString& source);
+  /// Predicts with the weights on the source (asynchronous; each image or frame is listed as it is done,
+  /// then `predicted` follows). No metrics: a source has no labels.
+  void predict();
   const ywb::ValReport& report() const { return report_; }
   QTableWidget* classTable() const { return table_; }
   BoxImageView* viewer() const { return viewer_; }
@@ -44,17 +52,22 @@ class PredictionsTab : public QWidget {
 
  Q_SIGNALS:
   void validated(bool ok);
+  void predicted(bool ok);
   void logLine(const QString& line);
 
  private:
   void showReport(const ywb::ValReport& r);
   QString validationPath(const ywb::ValReport& r) const;
   void showImage(int index);
+  void addPrediction(const ywb::ImageDetections& d, const std::vector<std::string>& names);
+  void finishPrediction(const ywb::PredictReport& r, const QString& error);
+  QImage loadShown(const ywb::ImageDetections& d) const;
   void plotConfusion();
   void plotPr();
 
   QLineEdit* weights_ = nullptr;
   QLineEdit* data_ = nullptr;
+  QLineEdit* source_ = nullptr;
   QCheckBox* end2end_ = nullptr;
   QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
@@ -69,7 +82,8 @@ class PredictionsTab : public QWidget {
   MetricChart* pr_ = nullptr;
   ywb::ValReport report_;
   bool busy_ = false;
-  WorkerThreads workers_;  // the validation under way
+  double predicted_ms_ = 0;  // model + NMS time of the images predicted so far
+  WorkerThreads workers_;    // the validation under way
 };
 
 }  // namespace ywb::gui

@@ -142,6 +142,25 @@ class Predictor {
 
 }  // namespace
 
+RgbImage readVideoFrame(const std::string& path, int frame) {
+  if (frame < 1) fail("frame ", frame, " of '", path, "': frames are counted from 1");
+  VideoReader in(path);
+  while (in.framesRead() < frame - 1)
+    if (!in.skip()) fail("'", path, "' has ", in.framesRead(), " frames: no frame ", frame);
+  cv::Mat bgr;
+  if (!in.read(bgr)) fail("'", path, "': frame ", frame, " does not decode");
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  RgbImage out;
+  out.width = rgb.cols;
+  out.height = rgb.rows;
+  out.pixels.resize(size_t(rgb.total()) * 3);
+  for (int y = 0; y < rgb.rows; ++y)
+    std::copy_n(rgb.ptr<unsigned char>(y), size_t(rgb.cols) * 3,
+                out.pixels.data() + size_t(y) * rgb.cols * 3);
+  return out;
+}
+
 PredictReport predictImages(const PredictOptions& o) {
   return guarded("predict", [&] {
     if (o.weights.empty() || o.source.empty())

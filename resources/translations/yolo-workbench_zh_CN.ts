@@ -982,6 +982,66 @@
 <context>
     <name>ywb::gui::PredictionsTab</name>
     <message>
+        <source>images, a folder, a video, a .txt list or a pattern (no labels needed)</source>
+        <translation>图像、文件夹、视频、.txt 列表或通配模式（无需标注）</translation>
+    </message>
+    <message>
+        <source>File...</source>
+        <translation>文件...</translation>
+    </message>
+    <message>
+        <source>Folder...</source>
+        <translation>文件夹...</translation>
+    </message>
+    <message>
+        <source>Predict</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Detect objects in the source with these weights (as ywb predict source=)</source>
+        <translation>用这些权重检测来源中的目标（同 ywb predict source=）</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Image, video or .txt list</source>
+        <translation>图像、视频或 .txt 列表</translation>
+    </message>
+    <message>
+        <source>Folder of images or videos</source>
+        <translation>图像或视频所在的文件夹</translation>
+    </message>
+    <message>
+        <source>Prediction failed: %1</source>
+        <translation>预测失败：%1</translation>
+    </message>
+    <message>
+        <source>Predicting on %1 ...</source>
+        <translation>正在预测 %1 ...</translation>
+    </message>
+    <message>
+        <source>%1  frame %2/%3</source>
+        <translation>%1  第 %2/%3 帧</translation>
+    </message>
+    <message>
+        <source>%1  frame %2</source>
+        <translation>%1  第 %2 帧</translation>
+    </message>
+    <message>
+        <source>Skipped %1</source>
+        <translation>已跳过 %1</translation>
+    </message>
+    <message>
+        <source>%1 images and %2 video frames predicted: %3 detections at conf %4 or above, %5 ms per image (model and post-processing)</source>
+        <translation>已预测 %1 张图像和 %2 个视频帧：置信度 %4 及以上的检测 %3 个，每张图像 %5 ms（模型与后处理）</translation>
+    </message>
+    <message>
+        <source>%1 skipped (named in the log)</source>
+        <translation>已跳过 %1 个（日志中列出）</translation>
+    </message>
+    <message>
         <source>Validate</source>
         <translation>验证</translation>
     </message>

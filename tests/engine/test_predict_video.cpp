@@ -12,6 +12,8 @@
 #include <QtTest>
 
 #include "cli_runner.h"
+#include "ywb/error.h"
+#include "ywb/inference.h"
 
 #ifdef YW_HAVE_OPENCV_VIDEOIO
 #include <opencv2/imgcodecs.hpp>
@@ -113,6 +115,17 @@ void TestPredictVideo::videoFramesEqualTheirImages() {
              readAll(QString("%1/stills/labels/f%2.txt").arg(tmp_.path()).arg(k + 1)));
   }
   QVERIFY2(boxes > kFrames, "too few detections for the comparison to mean anything");
+  // readVideoFrame (what the GUI shows a frame with): frame k is the k-th frame decoded above, in RGB.
+  for (const int k : {1, 4, kFrames}) {
+    const ywb::RgbImage rgb = ywb::readVideoFrame((tmp_.path() + "/clip.avi").toStdString(), k);
+    cv::Mat back = cv::imread(QString("%1/f%2.png").arg(frames).arg(k).toStdString());
+    cv::cvtColor(back, back, cv::COLOR_BGR2RGB);
+    QCOMPARE(rgb.width, back.cols);
+    QCOMPARE(rgb.height, back.rows);
+    QVERIFY(std::equal(rgb.pixels.begin(), rgb.pixels.end(), back.data));
+  }
+  QVERIFY_THROWS_EXCEPTION(ywb::Error,
+                           ywb::readVideoFrame((tmp_.path() + "/clip.avi").toStdString(), kFrames + 1));
 
   const QString annotated = tmp_.path() + "/video/clip.avi";
   QCOMPARE(video["videos"].toArray(), QJsonArray{annotated});

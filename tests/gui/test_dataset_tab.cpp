@@ -9,6 +9,7 @@
 #include "class_histogram.h"
 #include "dataset_tab.h"
 #include "main_window.h"
+#include "support/screenshots.h"
 
 class TestDatasetTab : public QObject {
   Q_OBJECT
@@ -67,8 +68,7 @@ class TestDatasetTab : public QObject {
                                 .arg(fm.height())));
       qInfo("%dx%d: %d rows shown", size.width(), size.height(), int(rows.size()));
       // For a look by eye (not compared): build/<preset>/screenshots/dataset_WxH.png
-      const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-      QDir().mkpath(shots);
+      const QString shots = shotsDir();
       QVERIFY(w.grab().save(QString("%1/dataset_%2x%3.png").arg(shots).arg(size.width()).arg(size.height())));
     }
     // The top row is coco128's most frequent class, person, with its full name and count on hover.

@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include "export_tab.h"
+#include "support/screenshots.h"
 #include "support/tiny_run.h"
 #include "ywb/export.h"
 #include "ywb/synth.h"
@@ -235,8 +236,7 @@ class TestExportTab : public QObject {
       QCOMPARE(onnx.outputs.at(0).shape, want);
       QVERIFY2(QString::fromStdString(onnx.verification.runtime).startsWith(e2e ? "ONNX Runtime" : "OpenCV"),
                onnx.verification.runtime.c_str());
-      const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-      QDir().mkpath(shots);
+      const QString shots = shotsDir();
       tab.resize(1100, 800);
       QVERIFY(tab.grab().save(shots + (e2e ? "/export_yolo26_end2end.png" : "/export_yolo26_one2many.png")));
     }

@@ -19,6 +19,7 @@
 #include "hyperparams_tab.h"
 #include "main_window.h"
 #include "metric_chart.h"
+#include "support/screenshots.h"
 #include "system_panel.h"
 #include "training_controller.h"
 #include "training_tab.h"
@@ -126,8 +127,7 @@ class TestGuiGpu : public QObject {
                                                : qPrintable(failed.first().first().toString()));
     const double first_steps_s = clock.elapsed() / 1000.0;
     QTest::qWait(300);  // the queued replots
-    const QString shots = qEnvironmentVariable("YWB_SCREENSHOT_DIR", QString(YW_BINARY_DIR) + "/screenshots");
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     QVERIFY(w.grab().save(shots + "/gui_gpu_training.png"));
     auto* system_dock = w.findChild<QDockWidget*>("systemDock");
     QVERIFY(system_dock && system_dock->isVisible());

@@ -17,6 +17,7 @@
 #include "augmentation_tab.h"
 #include "hyperparams_tab.h"
 #include "support/answer_file_dialog.h"
+#include "support/screenshots.h"
 #include "train_args_model.h"
 #include "ywb/doctor.h"
 #include "ywb/train_args.h"
@@ -62,8 +63,7 @@ class TestHyperparamsTab : public QObject {
     const int y = note->mapTo(&tab, QPoint(0, 0)).y();
     QVERIFY(y > tab.editor("amp_dtype")->mapTo(&tab, QPoint(0, 0)).y());
     QVERIFY(y < tab.editor("val_amp")->mapTo(&tab, QPoint(0, 0)).y());
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     QVERIFY(tab.grab().save(shots + "/hyperparameters_amp_note.png"));
   }
 

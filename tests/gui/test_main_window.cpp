@@ -19,6 +19,7 @@
 
 #include "dataset_tab.h"
 #include "main_window.h"
+#include "support/screenshots.h"
 #include "support/tiny_run.h"
 #include "system_panel.h"
 #include "training_tab.h"
@@ -49,8 +50,7 @@ class TestMainWindow : public QObject {
     auto* summary = w.findChild<QTextBrowser*>("doctorSummary");
     QVERIFY(summary);
     QTRY_VERIFY_WITH_TIMEOUT(summary->toPlainText().contains("LibTorch"), 30000);
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     const QString file = shots + "/main_window.png";
     QVERIFY(w.grab().save(file));
     QVERIFY(QFileInfo(file).size() > 10000);
@@ -92,8 +92,7 @@ class TestMainWindow : public QObject {
       QVERIFY(w.findChild<QPushButton*>("createDatasetButton")->text() == "从文件夹创建……");
       w.tabs()->setCurrentWidget(w.training());
       QTest::qWait(300);
-      const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-      QDir().mkpath(shots);
+      const QString shots = shotsDir();
       QVERIFY(w.grab().save(shots + "/main_window_zh_CN.png"));
     }
     QCoreApplication::removeTranslator(&zh);

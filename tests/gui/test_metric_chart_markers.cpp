@@ -6,16 +6,11 @@
 #include <QtTest>
 
 #include "metric_chart.h"
+#include "support/screenshots.h"
 
 using ywb::gui::MetricChart;
 
 namespace {
-
-QString shotsDir() {
-  const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-  QDir().mkpath(shots);
-  return shots;
-}
 
 // A chart as the Training tab draws a finished run: one point per epoch 1..epochs.
 MetricChart* runChart(QWidget* parent, int epochs) {

@@ -24,6 +24,7 @@
 #include "main_window.h"
 #include "predictions_tab.h"
 #include "support/answer_file_dialog.h"
+#include "support/screenshots.h"
 #include "training_tab.h"
 #include "ywb/quick_start.h"
 #include "ywb/version.h"
@@ -116,8 +117,7 @@ class TestOpenPath : public QObject {
     QVERIFY(std::abs(pred->report().metrics.map50 - want[1].toDouble()) <= 0.005);
     QCOMPARE(pred->report().names.size(), size_t(6));  // the checkpoint's names (shapes/data.yaml: 6)
     // For a look by eye (not compared): build/<preset>/screenshots/*_ultralytics_pt.png
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     w.resize(1400, 900);
     QTest::qWait(100);
     w.grab().save(shots + "/predictions_ultralytics_pt.png");

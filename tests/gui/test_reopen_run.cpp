@@ -27,6 +27,7 @@
 #include "metric_chart.h"
 #include "predictions_tab.h"
 #include "runs_tab.h"
+#include "support/screenshots.h"
 #include "support/tiny_run.h"
 #include "training_tab.h"
 #include "ywb/results_csv.h"
@@ -36,12 +37,6 @@ namespace fs = std::filesystem;
 namespace {
 const QString kUltra = QString(YW_SHARED_DIR) + "/fixtures/ultralytics";
 const QString kUltraRun = kUltra + "/reference-avx2/run";
-
-QString shotsDir() {
-  const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-  QDir().mkpath(shots);
-  return shots;
-}
 
 // The y values of a chart's series, in x order.
 QVector<double> seriesValues(ywb::gui::MetricChart* c, int series) {

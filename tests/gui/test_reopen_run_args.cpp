@@ -19,6 +19,7 @@
 #include "main_window.h"
 #include "metric_chart.h"
 #include "predictions_tab.h"
+#include "support/screenshots.h"
 #include "support/tiny_run.h"
 #include "training_tab.h"
 #include "ywb/train_log.h"
@@ -237,12 +238,6 @@ class TestReopenRunArgs : public QObject {
   }
 
  private:
-  static QString shotsDir() {
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
-    return shots;
-  }
-
   QTemporaryDir tmp_;
   QString tiny_, ultra_;
 };

@@ -14,6 +14,7 @@
 
 #include "run_pictures.h"
 #include "runs_tab.h"
+#include "support/screenshots.h"
 #include "ywb/plots.h"
 #include "ywb/results_csv.h"
 
@@ -93,8 +94,7 @@ class TestRunPictures : public QObject {
     QCOMPARE(runs.pictures()->note()->text(),
              QString("%1 x %2").arg(results_size.width()).arg(results_size.height()));
     QTest::qWait(100);
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     QVERIFY(runs.grab().save(shots + "/runs_pictures.png"));
 
     runs.pictures()->chooser()->setCurrentIndex(1);

@@ -30,6 +30,7 @@
 #include "predictions_tab.h"
 #include "runs_tab.h"
 #include "support/event_loop_wait.h"
+#include "support/screenshots.h"
 #include "support/stall_probe.h"
 #include "support/tiny_run.h"
 #include "training_controller.h"
@@ -328,8 +329,7 @@ class TestTrainingTab : public QObject {
         ywb::inspectWeights((run_dir + "/weights/best.safetensors").toStdString()).metadata;
     QCOMPARE(w.runs()->table()->item(0, 2)->text(), QString::fromStdString(best_meta.at("epoch")));
 
-    const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-    QDir().mkpath(shots);
+    const QString shots = shotsDir();
     QVERIFY(tab->exportCharts(shots + "/training_charts.pdf"));
     QVERIFY(QFileInfo(shots + "/training_charts.pdf").size() > 1000);
     for (int i = 0; i < w.tabs()->count(); ++i) {

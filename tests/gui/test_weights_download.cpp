@@ -18,6 +18,7 @@
 #include "feature_maps_tab.h"
 #include "hyperparams_tab.h"
 #include "official_weights_items.h"
+#include "support/screenshots.h"
 #include "support/weights_server.h"
 #include "weights_download_dialog.h"
 
@@ -160,7 +161,7 @@ class TestWeightsDownload : public QObject {
     QCOMPARE(status->text(), "Weights yolov8n.pt: " + cache.filePath("yolov8n.pt") + " (the weights cache)");
     QTRY_COMPARE_WITH_TIMEOUT(tab.findChild<QSpinBox*>("fmImgsz")->value(), 128, 60000);
     QVERIFY(tab.layers()->count() > 10);
-    tab.grab().save(QString(YW_BINARY_DIR) + "/screenshots/feature_maps_official_weights.png");
+    tab.grab().save(shotsDir() + "/feature_maps_official_weights.png");
     // Cached now: picked again, no request is made.
     const int after = int(server_->requests().size());
     tab.setWeights("yolov8n.pt");

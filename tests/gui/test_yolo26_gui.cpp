@@ -32,6 +32,7 @@
 #include "metric_chart.h"
 #include "predictions_tab.h"
 #include "run_results.h"
+#include "support/screenshots.h"
 #include "support/tiny_run.h"
 #include "training_controller.h"
 #include "training_tab.h"
@@ -44,12 +45,6 @@ namespace {
 
 const QString kUltra84 = QString(YW_SHARED_DIR) + "/fixtures/ultralytics84";
 const QString kShapes = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes";
-
-QString shotsDir() {
-  const QString shots = QString(YW_BINARY_DIR) + "/screenshots";
-  QDir().mkpath(shots);
-  return shots;
-}
 
 // The engine's head maps of `weights` on `image`, decoded as the Feature maps tab decodes it (QImage,
 // RGB888).

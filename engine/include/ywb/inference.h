@@ -112,6 +112,17 @@ std::string newRunDir(const std::string& project, const std::string& name);
 /// The video extensions predict's source= takes (Ultralytics' list), as messages list them: "asf, avi, ...".
 std::string videoExtensionsText();
 
+/// A picture in memory: 8-bit RGB, rows of width x 3 bytes.
+struct RgbImage {
+  int width = 0, height = 0;
+  std::vector<unsigned char> pixels;
+};
+
+/// Frame `frame` of a video, counted from 1 as predict numbers them (ImageDetections::frame), decoded as
+/// predict decodes it (the frames before it are passed over undecoded). Throws ywb::Error naming the path
+/// (no such video, a frame past its end, a build without video support).
+RgbImage readVideoFrame(const std::string& path, int frame);
+
 /// Runs the detector on every image and video frame of `source`. Throws ywb::Error for missing weights or
 /// source, or an annotated video that cannot be written whole.
 PredictReport predictImages(const PredictOptions& options);

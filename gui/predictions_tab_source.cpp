@@ -1,0 +1,128 @@
+// The Predictions tab's prediction on a source without labels (images, a folder, a video, a .txt list or a
+// pattern): ywb::predictImages on a worker thread, each image or video frame listed as soon as it is done.
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPointer>
+#include <QSlider>
+#include <QTableWidget>
+#include <algorithm>
+
+#include "box_image_view.h"
+#include "metric_chart.h"
+#include "predictions_tab.h"
+#include "weights_download_dialog.h"
+#include "ywb/error.h"
+
+namespace ywb::gui {
+
+void PredictionsTab::setSource(const QString& source) {
+  source_->setText(source);
+}
+
+void PredictionsTab::predict() {
+  if (busy_ || weights_->text().isEmpty() || source_->text().isEmpty()) return;
+  QString fetch_error;
+  const QString weights = WeightsDownloadDialog::resolve(this, weights_->text(), &fetch_error);
+  if (weights.isEmpty()) {
+    summary_->setText(tr("Prediction failed: %1").arg(fetch_error));
+    Q_EMIT logLine(summary_->text());
+    Q_EMIT predicted(false);
+    return;
+  }
+  busy_ = true;
+  predicted_ms_ = 0;
+  // A source has no labels: no metrics, no confusion matrix, no curves.
+  report_ = ywb::ValReport{};
+  images_->clear();
+  table_->setRowCount(0);
+  plotConfusion();
+  plotPr();
+  summary_->setText(tr("Predicting on %1 ...").arg(source_->text()));
+  ywb::PredictOptions o;
+  o.weights = weights.toStdString();
+  o.source = source_->text().toStdString();
+  // Every detection down to validation's threshold is kept; the confidence slider chooses what is drawn.
+  o.conf = ywb::ValOptions{}.conf;
+  o.iou = iou_->value() / 100.0;
+  o.end2end = end2end_->isChecked();
+  QPointer<PredictionsTab> self(this);
+  o.on_result = [self, flag = workers_.cancelFlag()](const ywb::PredictReport& r) {
+    if (flag->load()) throw ywb::Error("prediction cancelled");
+    QMetaObject::invokeMethod(
+        self,
+        [self, d = r.images.back(), names = r.names] {
+          if (self) self->addPrediction(d, names);
+        },
+        Qt::QueuedConnection);
+  };
+  workers_.start("ywb-predict", [self, o] {
+    ywb::PredictReport r;
+    QString error;
+    try {
+      r = ywb::predictImages(o);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    r.images.clear();  // each was handed over as it was done
+    QMetaObject::invokeMethod(
+        self,
+        [self, r, error] {
+          if (self) self->finishPrediction(r, error);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void PredictionsTab::addPrediction(const ywb::ImageDetections& d, const std::vector<std::string>& names) {
+  report_.names = names;
+  report_.detections.push_back(d);
+  predicted_ms_ += d.ms;
+  const QString file = QFileInfo(QString::fromStdString(d.path)).fileName();
+  images_->addItem(d.frame > 0 ? (d.frames > 0 ? tr("%1  frame %2/%3").arg(file).arg(d.frame).arg(d.frames)
+                                               : tr("%1  frame %2").arg(file).arg(d.frame))
+                               : file);
+  if (images_->count() == 1) images_->setCurrentRow(0);
+}
+
+void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString& error) {
+  busy_ = false;
+  for (const auto& why : r.skipped) Q_EMIT logLine(tr("Skipped %1").arg(QString::fromStdString(why)));
+  if (!error.isEmpty()) {
+    summary_->setText(tr("Prediction failed: %1").arg(error));
+    Q_EMIT logLine(summary_->text());
+    Q_EMIT predicted(false);
+    return;
+  }
+  const auto& dets = report_.detections;
+  const int frames = int(std::count_if(dets.begin(), dets.end(), [](const auto& d) { return d.frame > 0; }));
+  int shown = 0;
+  for (const auto& d : dets)
+    shown += int(std::count_if(d.boxes.begin(), d.boxes.end(),
+                               [&](const auto& b) { return b.score >= confidence(); }));
+  QString line = tr("%1 images and %2 video frames predicted: %3 detections at conf %4 or above, %5 ms per "
+                    "image (model and post-processing)")
+                     .arg(int(dets.size()) - frames)
+                     .arg(frames)
+                     .arg(shown)
+                     .arg(confidence(), 0, 'f', 2)
+                     .arg(dets.empty() ? 0.0 : predicted_ms_ / double(dets.size()), 0, 'f', 1);
+  if (!r.skipped.empty()) line += "\n" + tr("%1 skipped (named in the log)").arg(r.skipped.size());
+  summary_->setText(line);
+  Q_EMIT logLine(line);
+  Q_EMIT predicted(true);
+}
+
+QImage PredictionsTab::loadShown(const ywb::ImageDetections& d) const {
+  if (d.frame <= 0) return QImage(QString::fromStdString(d.path));
+  try {
+    const ywb::RgbImage f = ywb::readVideoFrame(d.path, d.frame);
+    return QImage(f.pixels.data(), f.width, f.height, f.width * 3, QImage::Format_RGB888).copy();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+}  // namespace ywb::gui

@@ -1,0 +1,150 @@
+// The Predictions tab on a source without labels: four shapes images and a three-frame video made from
+// three of them, predicted with Ultralytics 8.3's yolov8n-shapes.pt from the tab's Predict button. The judge
+// is the engine itself called directly (ywb::predictImages, the same options): the tab must list every image
+// and frame in source order with exactly its detections, show a frame as the video's own pixels with the
+// boxes above the confidence slider, and closing the tab mid-run must stop the run.
+#include <QDir>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "box_image_view.h"
+#include "predictions_tab.h"
+#include "support/screenshots.h"
+#include "worker_threads.h"
+#include "ywb/inference.h"
+
+#ifdef YW_HAVE_OPENCV_VIDEOIO
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#endif
+
+namespace {
+
+const QString kShapes = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes";
+const QString kWeights = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt";
+
+}  // namespace
+
+class TestPredictSource : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void predictsImagesAndVideoFrames() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString media = tmp.path() + "/media";
+    QVERIFY(QDir().mkpath(media));
+    const QStringList val =
+        QDir(kShapes + "/images/val").entryList({"*.jpg", "*.png"}, QDir::Files, QDir::Name);
+    QVERIFY(val.size() >= 4);
+    for (int k = 0; k < 4; ++k) QVERIFY(QFile::copy(kShapes + "/images/val/" + val[k], media + "/" + val[k]));
+    int frames = 0;
+#ifdef YW_HAVE_OPENCV_VIDEOIO
+    {  // "zclip.avi" sorts after the images
+      cv::VideoWriter out;
+      for (int k = 0; k < 3; ++k) {
+        cv::Mat f = cv::imread((media + "/" + val[k]).toStdString());
+        cv::resize(f, f, cv::Size(128, 128));
+        if (!out.isOpened())
+          QVERIFY(out.open((media + "/zclip.avi").toStdString(), cv::CAP_OPENCV_MJPEG,
+                           cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10.0, f.size()));
+        out.write(f);
+      }
+    }
+    frames = 3;
+#endif
+    ywb::gui::PredictionsTab tab;
+    tab.resize(1280, 720);
+    tab.show();
+    tab.setWeights(kWeights);
+    tab.setSource(media);
+    QSignalSpy done(&tab, &ywb::gui::PredictionsTab::predicted);
+    tab.findChild<QPushButton*>("predictButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 120000);
+    auto* summary = tab.findChild<QLabel*>("predSummary");
+    QVERIFY2(done.last().first().toBool(), qPrintable(summary->text()));
+    QVERIFY2(summary->text().startsWith(QString("4 images and %1 video frames predicted").arg(frames)),
+             qPrintable(summary->text()));
+
+    // The engine on the same source and options, directly.
+    ywb::PredictOptions o;
+    o.weights = kWeights.toStdString();
+    o.source = media.toStdString();
+    o.conf = ywb::ValOptions{}.conf;
+    o.iou = 0.7;
+    const ywb::PredictReport want = ywb::predictImages(o);
+    const auto& got = tab.report().detections;
+    QCOMPARE(got.size(), size_t(4 + frames));
+    QCOMPARE(want.images.size(), got.size());
+    auto* list = tab.findChild<QListWidget*>("predImages");
+    QCOMPARE(list->count(), int(got.size()));
+    int boxes = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      QCOMPARE(got[i].path, want.images[i].path);
+      QCOMPARE(got[i].frame, want.images[i].frame);
+      QCOMPARE(got[i].boxes.size(), want.images[i].boxes.size());
+      for (size_t k = 0; k < got[i].boxes.size(); ++k) {
+        QCOMPARE(got[i].boxes[k].score, want.images[i].boxes[k].score);
+        QCOMPARE(got[i].boxes[k].x1, want.images[i].boxes[k].x1);
+        QCOMPARE(got[i].boxes[k].cls, want.images[i].boxes[k].cls);
+      }
+      boxes += int(got[i].boxes.size());
+      const QString name = i < 4 ? val[int(i)] : QString("zclip.avi  frame %1/3").arg(i - 3);
+      QCOMPARE(list->item(int(i))->text(), name);
+    }
+    QVERIFY2(boxes >= 4, "a trained detector finds the shapes");
+
+    // The viewer: the image shown and the boxes at or above the slider's confidence.
+    auto* viewer = tab.findChild<ywb::gui::BoxImageView*>("predViewer");
+    const auto above = [&](size_t i) {
+      int n = 0;
+      for (const auto& b : got[i].boxes) n += b.score >= tab.confidence();
+      return n;
+    };
+    list->setCurrentRow(1);
+    QCOMPARE(viewer->image().size(), QImage(media + "/" + val[1]).size());
+    QCOMPARE(viewer->boxCount(), above(1));
+#ifdef YW_HAVE_OPENCV_VIDEOIO
+    // Frame 2 of the video is shown as the video holds it (decoded here independently, in RGB).
+    list->setCurrentRow(5);
+    cv::VideoCapture cap((media + "/zclip.avi").toStdString(), cv::CAP_FFMPEG);
+    cv::Mat f;
+    QVERIFY(cap.read(f) && cap.read(f));
+    QCOMPARE(viewer->image().width(), f.cols);
+    const cv::Vec3b bgr = f.at<cv::Vec3b>(40, 60);
+    QCOMPARE(viewer->image().pixelColor(60, 40), QColor(bgr[2], bgr[1], bgr[0]));
+    QCOMPARE(viewer->boxCount(), above(5));
+#endif
+    QTest::qWait(100);
+    QVERIFY(tab.grab().save(shotsDir() + "/predictions_source.png"));
+
+    // A missing source fails with the engine's message, and says so.
+    tab.setSource(tmp.path() + "/nothing-here");
+    tab.predict();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, 60000);
+    QVERIFY(!done.last().first().toBool());
+    QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
+             qPrintable(summary->text()));
+  }
+
+  void closingTheTabStopsThePrediction() {
+    // 64 validation images; the tab is destroyed once the first is listed: the run stops at the next image
+    // and the destructor waits for it, so no job is left running.
+    auto* tab = new ywb::gui::PredictionsTab;
+    tab->setWeights(kWeights);
+    tab->setSource(kShapes + "/images/val");
+    tab->predict();
+    auto* list = tab->findChild<QListWidget*>("predImages");
+    QTRY_VERIFY_WITH_TIMEOUT(list->count() >= 1, 120000);
+    QVERIFY(list->count() < 64);
+    delete tab;
+    QCOMPARE(ywb::gui::WorkerThreads::running(), 0);
+  }
+};
+
+QTEST_MAIN(TestPredictSource)
+#include "test_predict_source.moc"

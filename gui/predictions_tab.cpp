@@ -102,11 +102,9 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   viewer_->setObjectName("predViewer");
   viewer_->setMessage(tr("Predicted boxes are solid, ground truth dashed white."));
   auto* right = new QTabWidget(split);
+  right_ = right;
   table_ = new QTableWidget(right);
   table_->setObjectName("classApTable");
-  table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels(
-      {tr("Class"), tr("Images"), tr("Instances"), tr("P"), tr("R"), tr("AP50"), tr("AP50-95")});
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   confusion_ = new QCustomPlot(right);
@@ -114,7 +112,8 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   MetricChart::styleDark(confusion_);
   pr_ = new MetricChart(tr("Precision-recall at IoU 0.50 (COCO)"), tr("recall"), tr("precision"), right);
   pr_->setObjectName("prCurve");
-  right->addTab(table_, tr("Per-class AP"));
+  right->addTab(table_, QString());
+  setClassTable(false);
   right->addTab(confusion_, tr("Confusion matrix"));
   right->addTab(pr_, tr("PR curve"));
   split->addWidget(images_);
@@ -133,6 +132,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(conf_, &QSlider::valueChanged, this, [this, labels] {
     labels();
     showImage(images_->currentRow());
+    if (from_source_ && !busy_) showPredictionCounts();
   });
   connect(iou_, &QSlider::valueChanged, this, labels);
   connect(iou_, &QSlider::sliderReleased, this, &PredictionsTab::validate);
@@ -241,6 +241,8 @@ QString PredictionsTab::validationPath(const ywb::ValReport& r) const {
 
 void PredictionsTab::showReport(const ywb::ValReport& r) {
   report_ = r;
+  from_source_ = false;
+  setClassTable(false);
   iou_->setEnabled(!r.nms_free);  // no NMS ran: its IoU had no part in these detections
   iou_label_->setEnabled(!r.nms_free);
   const auto& m = r.metrics;

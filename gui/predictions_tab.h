@@ -18,6 +18,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QSlider;
+class QTabWidget;
 class QTableWidget;
 class QCustomPlot;
 
@@ -62,6 +63,10 @@ class PredictionsTab : public QWidget {
   void addPrediction(const ywb::ImageDetections& d, const std::vector<std::string>& names);
   void finishPrediction(const ywb::PredictReport& r, const QString& error);
   QImage loadShown(const ywb::ImageDetections& d) const;
+  /// The class table's columns: a validation's per-class AP, or a prediction's detections per class.
+  void setClassTable(bool predictions);
+  /// A prediction's rows: all, then each class found, counted at the confidence slider's value.
+  void showPredictionCounts();
   void plotConfusion();
   void plotPr();
 
@@ -78,12 +83,14 @@ class PredictionsTab : public QWidget {
   QListWidget* images_ = nullptr;
   BoxImageView* viewer_ = nullptr;
   QTableWidget* table_ = nullptr;
+  QTabWidget* right_ = nullptr;  // the class table, confusion matrix and PR curve
   QCustomPlot* confusion_ = nullptr;
   MetricChart* pr_ = nullptr;
   ywb::ValReport report_;
   bool busy_ = false;
-  double predicted_ms_ = 0;  // model + NMS time of the images predicted so far
-  WorkerThreads workers_;    // the validation under way
+  bool from_source_ = false;  // the images shown are a prediction's (no labels), not a validation's
+  double predicted_ms_ = 0;   // model + NMS time of the images predicted so far
+  WorkerThreads workers_;     // the validation under way
 };
 
 }  // namespace ywb::gui

@@ -7,6 +7,7 @@
 #include <QListWidget>
 #include <QPointer>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <algorithm>
 
@@ -36,8 +37,9 @@ void PredictionsTab::predict() {
   predicted_ms_ = 0;
   // A source has no labels: no metrics, no confusion matrix, no curves.
   report_ = ywb::ValReport{};
+  from_source_ = true;
   images_->clear();
-  table_->setRowCount(0);
+  setClassTable(true);
   plotConfusion();
   plotPr();
   summary_->setText(tr("Predicting on %1 ...").arg(source_->text()));
@@ -100,8 +102,8 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
   const int frames = int(std::count_if(dets.begin(), dets.end(), [](const auto& d) { return d.frame > 0; }));
   int shown = 0;
   for (const auto& d : dets)
-    shown += int(std::count_if(d.boxes.begin(), d.boxes.end(),
-                               [&](const auto& b) { return b.score >= confidence(); }));
+    for (const auto& b : d.boxes) shown += b.score >= confidence();
+  showPredictionCounts();
   QString line = tr("%1 images and %2 video frames predicted: %3 detections at conf %4 or above, %5 ms per "
                     "image (model and post-processing)")
                      .arg(int(dets.size()) - frames)
@@ -113,6 +115,42 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
   summary_->setText(line);
   Q_EMIT logLine(line);
   Q_EMIT predicted(true);
+}
+
+void PredictionsTab::setClassTable(bool predictions) {
+  const QStringList columns = predictions ? QStringList{tr("Class"), tr("Images"), tr("Detections")}
+                                          : QStringList{tr("Class"), tr("Images"), tr("Instances"), tr("P"),
+                                                        tr("R"),     tr("AP50"),   tr("AP50-95")};
+  table_->setRowCount(0);
+  table_->setColumnCount(int(columns.size()));
+  table_->setHorizontalHeaderLabels(columns);
+  right_->setTabText(right_->indexOf(table_), predictions ? tr("Per-class detections") : tr("Per-class AP"));
+}
+
+void PredictionsTab::showPredictionCounts() {
+  // Per class: the images with at least one detection at or above the slider's confidence, and those
+  // detections; the first row counts every class.
+  const int nc = int(report_.names.size());
+  std::vector<int> images(size_t(nc) + 1, 0), boxes(size_t(nc) + 1, 0);
+  for (const auto& d : report_.detections) {
+    std::vector<bool> seen(size_t(nc) + 1, false);
+    for (const auto& b : d.boxes) {
+      if (b.score < confidence() || b.cls < 0 || b.cls >= nc) continue;
+      for (const size_t row : {size_t(0), size_t(b.cls) + 1}) {
+        ++boxes[row];
+        if (!seen[row]) seen[row] = true, ++images[row];
+      }
+    }
+  }
+  table_->setRowCount(0);
+  for (int row = 0; row <= nc; ++row) {
+    if (row > 0 && boxes[size_t(row)] == 0) continue;
+    const int at = table_->rowCount();
+    table_->insertRow(at);
+    const QStringList cells = {row == 0 ? tr("all") : QString::fromStdString(report_.names[size_t(row) - 1]),
+                               QString::number(images[size_t(row)]), QString::number(boxes[size_t(row)])};
+    for (int col = 0; col < cells.size(); ++col) table_->setItem(at, col, new QTableWidgetItem(cells[col]));
+  }
 }
 
 QImage PredictionsTab::loadShown(const ywb::ImageDetections& d) const {

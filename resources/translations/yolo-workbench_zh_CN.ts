@@ -982,6 +982,18 @@
 <context>
     <name>ywb::gui::PredictionsTab</name>
     <message>
+        <source>Detections</source>
+        <translation>检测数</translation>
+    </message>
+    <message>
+        <source>Per-class detections</source>
+        <translation>每类检测</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
         <source>images, a folder, a video, a .txt list or a pattern (no labels needed)</source>
         <translation>图像、文件夹、视频、.txt 列表或通配模式（无需标注）</translation>
     </message>

@@ -8,6 +8,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -97,6 +98,23 @@ class TestPredictSource : public QObject {
       QCOMPARE(list->item(int(i))->text(), name);
     }
     QVERIFY2(boxes >= 4, "a trained detector finds the shapes");
+    // The class table counts the detections at the slider's confidence: all first, then each class found.
+    int at_conf = 0, shown_row = 0, most = -1;
+    for (size_t i = 0; i < got.size(); ++i) {
+      int n = 0;
+      for (const auto& b : got[i].boxes) n += b.score >= tab.confidence();
+      at_conf += n;
+      if (n > most) most = n, shown_row = int(i);
+    }
+    auto* table = tab.findChild<QTableWidget*>("classApTable");
+    QCOMPARE(table->columnCount(), 3);
+    QCOMPARE(table->item(0, 0)->text(), QString("all"));
+    QCOMPARE(table->item(0, 2)->text().toInt(), at_conf);
+    int per_class = 0;
+    for (int r = 1; r < table->rowCount(); ++r) per_class += table->item(r, 2)->text().toInt();
+    QCOMPARE(per_class, at_conf);
+    QVERIFY2(summary->text().contains(QString(": %1 detections at conf 0.25").arg(at_conf)),
+             qPrintable(summary->text()));
 
     // The viewer: the image shown and the boxes at or above the slider's confidence.
     auto* viewer = tab.findChild<ywb::gui::BoxImageView*>("predViewer");
@@ -119,6 +137,7 @@ class TestPredictSource : public QObject {
     QCOMPARE(viewer->image().pixelColor(60, 40), QColor(bgr[2], bgr[1], bgr[0]));
     QCOMPARE(viewer->boxCount(), above(5));
 #endif
+    list->setCurrentRow(shown_row);  // the picture with the most boxes, for the screenshot
     QTest::qWait(100);
     QVERIFY(tab.grab().save(shotsDir() + "/predictions_source.png"));
 

@@ -135,9 +135,11 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
     if (from_source_ && !busy_) showPredictionCounts();
   });
   connect(iou_, &QSlider::valueChanged, this, labels);
-  connect(iou_, &QSlider::sliderReleased, this, &PredictionsTab::validate);
+  // A new IoU or head runs again what is shown: the validation, or the prediction on the source.
+  const auto again = [this] { from_source_ ? predict() : validate(); };
+  connect(iou_, &QSlider::sliderReleased, this, again);
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
-  connect(end2end_, &QCheckBox::toggled, this, &PredictionsTab::validate);
+  connect(end2end_, &QCheckBox::toggled, this, again);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());

@@ -68,7 +68,10 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(run, 1, 2);
   source_ = new QLineEdit(this);
   source_->setObjectName("predSource");
-  source_->setPlaceholderText(tr("images, a folder, a video, a .txt list or a pattern (no labels needed)"));
+  source_->setPlaceholderText(tr("images, a folder, a video or a .txt list"));
+  source_->setToolTip(
+      tr("An image, a video, a folder of them, a .txt list or a pattern such as images/*.jpg; no labels are "
+         "needed"));
   auto* source_row = new QHBoxLayout;
   auto* pick_files = new QPushButton(tr("File..."), this);
   auto* pick_folder = new QPushButton(tr("Folder..."), this);

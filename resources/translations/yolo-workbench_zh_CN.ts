@@ -982,6 +982,10 @@
 <context>
     <name>ywb::gui::PredictionsTab</name>
     <message>
+        <source>An image, a video, a folder of them, a .txt list or a pattern such as images/*.jpg; no labels are needed</source>
+        <translation>一张图像、一个视频、存放它们的文件夹、.txt 列表或 images/*.jpg 这样的通配模式；无需标注</translation>
+    </message>
+    <message>
         <source>Detections</source>
         <translation>检测数</translation>
     </message>
@@ -994,8 +998,8 @@
         <translation>全部</translation>
     </message>
     <message>
-        <source>images, a folder, a video, a .txt list or a pattern (no labels needed)</source>
-        <translation>图像、文件夹、视频、.txt 列表或通配模式（无需标注）</translation>
+        <source>images, a folder, a video or a .txt list</source>
+        <translation>图像、文件夹、视频或 .txt 列表</translation>
     </message>
     <message>
         <source>File...</source>

@@ -1,10 +1,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/class_counts.h"
 #include "cli/verb_registry.h"
 #include "cli/weights_arg.h"
 #include "ywb/error.h"
@@ -12,35 +12,6 @@
 
 namespace ywb::cli {
 namespace {
-
-// An English plural of a class name, for the counts line: "cross" -> "crosses", "pony" -> "ponies", "star" ->
-// "stars" (Ultralytics appends "s" to every name: "3 crosss").
-std::string plural(const std::string& name) {
-  const auto endsWith = [&](const char* tail) {
-    const std::string t(tail);
-    return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
-  };
-  if (endsWith("s") || endsWith("x") || endsWith("z") || endsWith("ch") || endsWith("sh")) return name + "es";
-  if (name.size() >= 2 && name.back() == 'y' &&
-      std::string("aeiou").find(name[name.size() - 2]) == std::string::npos)
-    return name.substr(0, name.size() - 1) + "ies";
-  return name + "s";
-}
-
-// "2 stars, 1 ring": the count of each class found, in class order, as Ultralytics' predict line reads;
-// "no detections" when there are none.
-std::string classCounts(const std::vector<DetBox>& boxes, const std::vector<std::string>& names) {
-  std::map<int, int> counts;
-  for (const auto& b : boxes) ++counts[b.cls];
-  std::string s;
-  for (const auto& [cls, n] : counts) {
-    if (!s.empty()) s += ", ";
-    const std::string name =
-        cls >= 0 && size_t(cls) < names.size() ? names[size_t(cls)] : "class " + std::to_string(cls);
-    s += std::to_string(n) + " " + (n > 1 ? plural(name) : name);
-  }
-  return s.empty() ? "no detections" : s;
-}
 
 // classes=0,2 (or Ultralytics' [0, 2], or one id): the class ids; empty for all.
 std::vector<int> classIds(std::string text) {

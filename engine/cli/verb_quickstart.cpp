@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/class_counts.h"
 #include "cli/train_progress.h"
 #include "cli/verb_registry.h"
 #include "ywb/dataset_listing.h"
@@ -72,10 +73,12 @@ int runQuickstart(const Args& a) {
     po.source = img;
     const PredictReport r = predictImages(po);
     for (const auto& d : r.images) {
-      std::printf("  %s: %zu objects", fs::path(d.path).filename().string().c_str(), d.boxes.size());
+      // what was found per class, as `ywb predict` says it, then the best few with their scores
+      std::printf("  %s: %s", fs::path(d.path).filename().string().c_str(),
+                  classCounts(d.boxes, r.names).c_str());
       for (size_t i = 0; i < std::min<size_t>(d.boxes.size(), 4); ++i)
-        std::printf("%s %s %.2f", i ? "," : "", r.names[size_t(d.boxes[i].cls)].c_str(), d.boxes[i].score);
-      std::printf("\n");
+        std::printf("%s%s %.2f", i ? ", " : " (", r.names[size_t(d.boxes[i].cls)].c_str(), d.boxes[i].score);
+      std::printf("%s\n", d.boxes.empty() ? "" : d.boxes.size() > 4 ? ", ...)" : ")");
     }
   }
   std::printf("Annotated images in %s\n", po.out_dir.c_str());

@@ -38,6 +38,15 @@ class TestQuickstartCli : public QObject {
     const QDir pred(m.captured(1));
     QVERIFY(pred.exists());
     QCOMPARE(pred.entryList({"*.jpg", "*.png"}, QDir::Files).size(), q.predict_images);
+    // Each predicted image's line counts what was found per class as `ywb predict` does ("2 stars, 1 ring",
+    // "no detections"), then the best scores: "val_00001.jpg: 1 cross, 2 stars (cross 0.61, star 0.60, ...)".
+    const QRegularExpression line(
+        "^  \\S+\\.jpg: (no detections|\\d+ [a-z]+(, \\d+ [a-z]+)* \\([a-z]+ [0-9.]+(, "
+        "[a-z]+ [0-9.]+)*(, \\.\\.\\.)?\\))$",
+        QRegularExpression::MultilineOption);
+    int lines = 0;
+    for (auto it = line.globalMatch(out); it.hasNext(); it.next()) ++lines;
+    QVERIFY2(lines == q.predict_images, qPrintable(out));
     // Three lines on what to do next: the GUI on the run, own data, export.
     QVERIFY(out.contains("yolo-workbench " + tmp.path() + "/runs/quickstart"));
     QVERIFY(out.contains("ywb train data="));

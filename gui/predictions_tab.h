@@ -65,8 +65,9 @@ class PredictionsTab : public QWidget {
   QImage loadShown(const ywb::ImageDetections& d) const;
   /// The class table's columns: a validation's per-class AP, or a prediction's detections per class.
   void setClassTable(bool predictions);
-  /// A prediction's rows: all, then each class found, counted at the confidence slider's value.
-  void showPredictionCounts();
+  /// A prediction's rows: all, then each class found, counted at the confidence slider's value. Returns
+  /// the detections counted (the first row's).
+  int showPredictionCounts();
   void plotConfusion();
   void plotPr();
 
@@ -89,8 +90,7 @@ class PredictionsTab : public QWidget {
   ywb::ValReport report_;
   bool busy_ = false;
   bool from_source_ = false;  // the images shown are a prediction's (no labels), not a validation's
-  double predicted_ms_ = 0;   // model + NMS time of the images predicted so far
-  WorkerThreads workers_;     // the validation under way
+  WorkerThreads workers_;     // the validation or prediction under way
 };
 
 }  // namespace ywb::gui

@@ -9,7 +9,6 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <algorithm>
 
 #include "box_image_view.h"
 #include "metric_chart.h"
@@ -34,7 +33,6 @@ void PredictionsTab::predict() {
     return;
   }
   busy_ = true;
-  predicted_ms_ = 0;
   // A source has no labels: no metrics, no confusion matrix, no curves.
   report_ = ywb::ValReport{};
   from_source_ = true;
@@ -81,7 +79,6 @@ void PredictionsTab::predict() {
 void PredictionsTab::addPrediction(const ywb::ImageDetections& d, const std::vector<std::string>& names) {
   report_.names = names;
   report_.detections.push_back(d);
-  predicted_ms_ += d.ms;
   const QString file = QFileInfo(QString::fromStdString(d.path)).fileName();
   images_->addItem(d.frame > 0 ? (d.frames > 0 ? tr("%1  frame %2/%3").arg(file).arg(d.frame).arg(d.frames)
                                                : tr("%1  frame %2").arg(file).arg(d.frame))
@@ -99,18 +96,17 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
     return;
   }
   const auto& dets = report_.detections;
-  const int frames = int(std::count_if(dets.begin(), dets.end(), [](const auto& d) { return d.frame > 0; }));
-  int shown = 0;
-  for (const auto& d : dets)
-    for (const auto& b : d.boxes) shown += b.score >= confidence();
-  showPredictionCounts();
+  int frames = 0;
+  double ms = 0;
+  for (const auto& d : dets) frames += d.frame > 0, ms += d.ms;
+  const int shown = showPredictionCounts();
   QString line = tr("%1 images and %2 video frames predicted: %3 detections at conf %4 or above, %5 ms per "
                     "image (model and post-processing)")
                      .arg(int(dets.size()) - frames)
                      .arg(frames)
                      .arg(shown)
                      .arg(confidence(), 0, 'f', 2)
-                     .arg(dets.empty() ? 0.0 : predicted_ms_ / double(dets.size()), 0, 'f', 1);
+                     .arg(dets.empty() ? 0.0 : ms / double(dets.size()), 0, 'f', 1);
   if (!r.skipped.empty()) line += "\n" + tr("%1 skipped (named in the log)").arg(r.skipped.size());
   summary_->setText(line);
   Q_EMIT logLine(line);
@@ -127,7 +123,7 @@ void PredictionsTab::setClassTable(bool predictions) {
   right_->setTabText(right_->indexOf(table_), predictions ? tr("Per-class detections") : tr("Per-class AP"));
 }
 
-void PredictionsTab::showPredictionCounts() {
+int PredictionsTab::showPredictionCounts() {
   // Per class: the images with at least one detection at or above the slider's confidence, and those
   // detections; the first row counts every class.
   const int nc = int(report_.names.size());
@@ -151,6 +147,7 @@ void PredictionsTab::showPredictionCounts() {
                                QString::number(images[size_t(row)]), QString::number(boxes[size_t(row)])};
     for (int col = 0; col < cells.size(); ++col) table_->setItem(at, col, new QTableWidgetItem(cells[col]));
   }
+  return boxes[0];
 }
 
 QImage PredictionsTab::loadShown(const ywb::ImageDetections& d) const {

@@ -151,13 +151,10 @@ RgbImage readVideoFrame(const std::string& path, int frame) {
   if (!in.read(bgr)) fail("'", path, "': frame ", frame, " does not decode");
   cv::Mat rgb;
   cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  RgbImage out;
+  RgbImage out;  // cvtColor's output is a new, continuous matrix: its rows follow one another
   out.width = rgb.cols;
   out.height = rgb.rows;
-  out.pixels.resize(size_t(rgb.total()) * 3);
-  for (int y = 0; y < rgb.rows; ++y)
-    std::copy_n(rgb.ptr<unsigned char>(y), size_t(rgb.cols) * 3,
-                out.pixels.data() + size_t(y) * rgb.cols * 3);
+  out.pixels.assign(rgb.data, rgb.data + rgb.total() * 3);
   return out;
 }
 

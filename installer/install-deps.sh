@@ -19,7 +19,8 @@ pkgs=(
   clang-format
   libtorch-dev libopenblas0-pthread
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev libopencv-videoio-dev
-  libturbojpeg0-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
+  # libjpeg62-turbo-dev: jconfig.h (ywb doctor's libjpeg-turbo version); Debian 13 no longer pulls it in
+  libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libgloo-dev
 )
 if [ "$gui" = 1 ]; then

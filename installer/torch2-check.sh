@@ -17,7 +17,7 @@
 #   --target T     only the sources compiled into CMake target T (e.g. ywb_cuda_check with --build
 #                  build/cuda-check, made by installer/cuda-check.sh: the CUDA code, switch on, CUDA headers)
 #   --since REF    only the engine sources changed since REF (git diff; none changed: nothing to check), else
-#                  FILEs, else every engine source (tests/engine's included)
+#                  FILEs, else every engine source (tests/engine's and the benchmarks in tests/bench included)
 # Exit status 1 when a source fails (its errors are printed), 0 when all compile; skips (0) without headers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +45,9 @@ if [ ! -f "$inc/torch/csrc/api/include/torch/torch.h" ]; then
 fi
 [ -f "$build/compile_commands.json" ] || { echo "torch2-check: no $build/compile_commands.json (configure first)" >&2; exit 1; }
 if [ -n "$since" ]; then
-  mapfile -t files < <(git diff --name-only "$since" -- 'engine/*.cpp' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+  mapfile -t files < <(git diff --name-only "$since" -- 'engine/*.cpp' 'tests/engine/*.cpp' 'tests/bench/*.cpp' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
   if [ ${#files[@]} -eq 0 ]; then
-    echo "torch2-check: no engine source changed since $since"
+    echo "torch2-check: no engine, engine test or benchmark source changed since $since"
     exit 0
   fi
 fi
@@ -64,7 +64,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 db, inc, jobs, root, target, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6:]
 wanted = {os.path.realpath(os.path.join(root, f)) for f in wanted}
-entries = [e for e in json.load(open(db)) if "/engine/" in e["file"] and e["file"].endswith(".cpp")
+entries = [e for e in json.load(open(db)) if ("/engine/" in e["file"] or "/tests/bench/" in e["file"])
+           and e["file"].endswith(".cpp")
            and (not wanted or os.path.realpath(e["file"]) in wanted)
            and (not target or f"CMakeFiles/{target}.dir/" in e["command"])]
 if not entries:

@@ -11,6 +11,7 @@
 // the assignment alone, default and at the capacity, interleaved.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>  // at::NoGradGuard (not through ATen.h in LibTorch 2.x)
 
 #include <algorithm>
 #include <chrono>

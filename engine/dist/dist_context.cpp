@@ -31,6 +31,16 @@ c10::intrusive_ptr<c10d::TCPStore> connectStore(const DistEnv& e, bool server, d
   so.numWorkers = server ? c10::optional<std::size_t>(size_t(e.world)) : c10::nullopt;
   so.waitWorkers = false;
   so.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000.0));
+#if YWB_TORCH_VERSION_NUMBER >= 20400
+  // LibTorch >= 2.4 asks for its libuv store by default, and one built without libuv (Debian 13's 2.6)
+  // refuses it ("use_libuv was requested but PyTorch was build without libuv support"): the classic store.
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(e.master_addr, so);
+  } catch (const std::exception& err) {
+    if (std::string(err.what()).find("libuv") == std::string::npos) throw;
+    so.useLibUV = false;
+  }
+#endif
   return c10::make_intrusive<c10d::TCPStore>(e.master_addr, so);
 }
 

@@ -8,7 +8,7 @@
 #
 # Needs root (debootstrap, chroot, bind mounts) and deb.debian.org (or YW_DEBIAN_MIRROR); debootstrap checks
 # the suite's signature against Debian 12's keyring. The root is made once (about 2 minutes, 1.6 GB), the
-# build is incremental (a cold one is about 70 minutes on 2 cores; ccache lives in the root).
+# build is incremental (a cold one takes about an hour of 2 cores; ccache lives in the root).
 #
 # Usage: installer/torch2-run.sh [--root DIR] [--suite S] [--build DIR] [--no-build] [--shell] [-- CTEST ARGS]
 #   --root DIR   the trixie root (default /var/tmp/ywb-<suite>)

@@ -8,7 +8,7 @@ namespace {
 
 int runBenchModel(const Args& a) {
   a.requireKnown({"model", "nc", "imgsz", "batch", "device", "warmup", "iters", "threads", "loss", "amp",
-                  "seed", "channels_last", "cuda_graphs", "optimizer"});
+                  "seed", "channels_last", "cuda_graphs", "optimizer", "ops", "trace"});
   ModelBenchOptions o;
   o.model = a.str("model", o.model);
   o.nc = int(a.integer("nc", o.nc));
@@ -24,6 +24,8 @@ int runBenchModel(const Args& a) {
   o.cuda_graphs = a.boolean("cuda_graphs", o.cuda_graphs);
   o.seed = uint64_t(a.integer("seed", 0));
   o.optimizer = a.str("optimizer", o.optimizer);
+  o.ops = int(a.integer("ops", o.ops));
+  o.trace = a.str("trace", o.trace);
   const ModelBenchResult r = benchModel(o);
   std::cout << (a.json ? modelBenchJson(o, r) + "\n" : modelBenchText(o, r));
   return 0;
@@ -33,7 +35,7 @@ const RegisterVerb reg{
     {"bench model", "time forward, backward and optimizer step on synthetic input",
      "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
      "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [cuda_graphs=false] [nc=80]\n"
-     "       [seed=0] [optimizer=SGD|AdamW|MuSGD|...] [--json]\n\n"
+     "       [seed=0] [optimizer=SGD|AdamW|MuSGD|...] [ops=N] [trace=FILE.json] [--json]\n\n"
      "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
      "of each phase and images/s. The trainer's optimizer and parameter groups (lr 0.01,\n"
      "momentum 0.937, Nesterov, weight decay 5e-4 on weights); SGD unless optimizer= says.\n"
@@ -44,7 +46,10 @@ const RegisterVerb reg{
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
      "  amp=BOOL     autocast: float16 on CUDA, bfloat16 on a CPU\n"
      "  channels_last=BOOL  NHWC memory format for weights and input\n"
-     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)",
+     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)\n"
+     "  ops=N        then up to 5 further steps with every LibTorch operator recorded: the N with\n"
+     "               the most self time, per step (host time: on a GPU, launch cost, not kernels)\n"
+     "  trace=FILE   those steps as a Chrome trace (chrome://tracing, ui.perfetto.dev)",
      runBenchModel}};
 
 }  // namespace

@@ -11,15 +11,17 @@ TrainBenchOptions parseOptions(const Args& a, bool epoch_mode) {
   TrainBenchOptions o;
   o.epoch_mode = epoch_mode;
   o.args.epochs = 1;  // bench epoch: one epoch unless epochs= says otherwise
-  std::vector<std::string> known = {"steps", "warmup"};
+  std::vector<std::string> known = {"steps", "warmup", "ops", "trace"};
   for (const auto& s : trainArgSpecs()) known.push_back(s.name);
   a.requireKnown(known);
   for (const auto& [key, value] : a.values) {
-    if (key == "steps" || key == "warmup") continue;
+    if (key == "steps" || key == "warmup" || key == "ops" || key == "trace") continue;
     o.args.set(key, value);
   }
   o.steps = int(a.integer("steps", o.steps));
   o.warmup = int(a.integer("warmup", o.warmup));
+  o.ops = int(a.integer("ops", o.ops));
+  o.trace = a.str("trace", o.trace);
   return o;
 }
 
@@ -38,13 +40,16 @@ int runBenchEpoch(const Args& a) {
 const RegisterVerb reg_train{
     {"bench train", "time full training steps with the real data loader, split by segment",
      "data=DATA.yaml [model=yolov8n.yaml] [imgsz=640] [batch=16] [device=cpu|0] [workers=8]\n"
-     "       [steps=10] [warmup=3] [any `ywb train` argument] [--json]\n\n"
+     "       [steps=10] [warmup=3] [ops=N] [trace=FILE.json] [any `ywb train` argument] [--json]\n\n"
      "Runs warmup + steps training steps exactly as `ywb train` does (loader, augmentation, AMP,\n"
      "loss, accumulation, clipping, EMA) and prints the mean time per step of each segment: data\n"
      "wait, host-to-device copy, forward, loss, backward, optimizer, EMA, log sync; images/s with\n"
      "and without the data wait, peak RSS, and on a GPU its peak memory and mean utilisation\n"
      "(NVML). The device is synchronised at every segment boundary to attribute GPU time, so\n"
-     "images/s here is a lower bound of an unprofiled run's. Nothing is written to disk.",
+     "images/s here is a lower bound of an unprofiled run's. Nothing is written to disk.\n\n"
+     "  ops=N        then up to 5 further steps with every LibTorch operator recorded: the N with\n"
+     "               the most self time, per step (host time: on a GPU, launch cost, not kernels)\n"
+     "  trace=FILE   those steps as a Chrome trace (chrome://tracing, ui.perfetto.dev)",
      runBenchTrain}};
 
 const RegisterVerb reg_epoch{

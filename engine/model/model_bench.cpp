@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/op_profile.h"
 #include "core/threads.h"
 #include "core/torch_compat.h"
 #include "cuda/cuda_runtime.h"
@@ -49,6 +51,7 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
   return guarded("bench model", [&] {
     if (o.imgsz < 32 || o.imgsz % 32) fail("imgsz=", o.imgsz, " must be a positive multiple of 32");
     if (o.batch < 1 || o.iters < 1 || o.warmup < 0) fail("batch and iters must be >= 1, warmup >= 0");
+    if (o.ops < 0) fail("ops=", o.ops, " must be >= 0 (the number of operators to list)");
     if (o.loss != "yolo" && o.loss != "mse") fail("loss='", o.loss, "' must be yolo or mse");
     ModelBenchResult r;
     const c10::Device dev = parseDevice(o.device);
@@ -90,8 +93,20 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     std::vector<double> fw, ls, bw, st, tot;
-    for (int i = 0; i < o.warmup + o.iters; ++i) {
+    // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not
+    // among the timed ones).
+    const int record_steps = o.ops > 0 || !o.trace.empty() ? recordedSteps(o.iters) : 0;
+    std::unique_ptr<OpRecorder> recorder;
+    std::vector<double> recorded;
+    for (int i = 0; i < o.warmup + o.iters + record_steps; ++i) {
       if (i == o.warmup && dev.is_cuda()) cuda::resetPeakStats(dev.index() < 0 ? 0 : dev.index());
+      if (record_steps > 0 && i == o.warmup + o.iters) {
+        if (dev.is_cuda()) {  // the peak of the timed steps, not of the recorded ones
+          const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
+          if (mem) r.gpu_mem_peak = mem->peak_reserved;
+        }
+        recorder = std::make_unique<OpRecorder>();
+      }
       sync();
       const auto t0 = clock::now();
       clock::time_point t1;
@@ -122,7 +137,9 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
       sync();
       const auto t4 = clock::now();
       r.last_loss = total.item<double>();
-      if (i >= o.warmup) {
+      if (recorder) {
+        recorded.push_back(ms(t0, t4));
+      } else if (i >= o.warmup) {
         fw.push_back(ms(t0, t1));
         ls.push_back(ms(t1, t2));
         bw.push_back(ms(t2, t3));
@@ -130,9 +147,14 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
         tot.push_back(ms(t0, t4));
       }
     }
-    if (dev.is_cuda()) {
+    if (dev.is_cuda() && record_steps == 0) {
       const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
       if (mem) r.gpu_mem_peak = mem->peak_reserved;
+    }
+    if (recorder) {
+      r.ops = recorder->stop(record_steps, o.trace);
+      if (o.ops > 0) r.ops.listed = o.ops;
+      r.ops.recorded_step_ms = median(recorded);
     }
     r.graphs = !o.cuda_graphs ? "off"
                : !use_graphs  ? "off (CUDA graphs need a CUDA device and a CUDA build)"
@@ -163,6 +185,7 @@ std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r
       o.amp ? " amp" : "", o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms,
       r.loss_ms, r.backward_ms, r.step_ms, r.step_min_ms, r.total_ms, r.images_per_s, r.graphs.c_str(),
       r.gpu_mem_peak < 0 ? "-" : (std::to_string(r.gpu_mem_peak >> 20) + " MiB").c_str());
+  if (r.ops.steps > 0) return buf + opTimesText(r.ops);
   return buf;
 }
 
@@ -190,6 +213,7 @@ std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r
                       {"cuda_graphs", o.cuda_graphs},
                       {"graphs", r.graphs},
                       {"gpu_mem_peak", r.gpu_mem_peak}};
+  if (r.ops.steps > 0) j["operators"] = opTimesJson(r.ops);
   return j.dump();
 }
 

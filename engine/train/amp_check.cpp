@@ -2,6 +2,7 @@
 // image) plus, on a CPU, a measured speed test: bf16 autocast is kept only where it is faster than fp32.
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -126,8 +127,12 @@ void ampCheck(TrainSession& s) {
     PrecisionSpeed sp;
     const CpuBf16 cpu = cpuBf16Support();
     try {
+      // The run's batch size where it is below the probe's (a batch of one takes its own kernels); AutoBatch
+      // (batch < 1) chooses more.
+      const int64_t images = s.args.batch >= 1 ? std::min<int64_t>(kProbeImages, s.args.batch) : kProbeImages;
       sp = timePrecisions(
-          *s.model, precisionProbeInput(image, s.device, s.args.channels_last, cpuProbeSide(cpu)), dtype);
+          *s.model, precisionProbeInput(image, s.device, s.args.channels_last, cpuProbeSide(cpu), images),
+          dtype);
     } catch (...) {
       s.amp_note = "off (fp32 timing failed: " + describeCurrentException() + ")";
       s.log("AMP check: " + s.amp_note + "; training in fp32");

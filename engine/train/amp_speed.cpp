@@ -115,8 +115,12 @@ int64_t cpuProbeSide(const CpuBf16& cpu) {
 }
 
 at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last,
-                               int64_t max_side) {
-  at::Tensor x = batch.narrow(0, 0, 1).to(device).to(at::kFloat);
+                               int64_t max_side, int64_t images) {
+  if (images < 1) fail("the AMP check needs at least one image");
+  at::Tensor x = batch.narrow(0, 0, std::min(images, batch.size(0))).to(device).to(at::kFloat);
+  // Fewer images than asked: mirrored copies (different pixels, same statistics).
+  while (x.size(0) < images)
+    x = at::cat({x, x.narrow(0, 0, std::min(images - x.size(0), x.size(0))).flip({3})});
   if (batch.scalar_type() == at::kByte) x.div_(255.0);
   const int64_t side = std::max(x.size(2), x.size(3));
   if (side > max_side) {
@@ -180,7 +184,7 @@ CpuAmpDecision decideCpuAmp(const PrecisionSpeed& s, const std::string& want, bo
 std::string cpuAmpChoice() {
   model::DetectionModel m = model::buildModel("yolov8n.yaml", 80);
   m->train();
-  const at::Tensor x = at::rand({1, 3, 128, 128});
+  const at::Tensor x = at::rand({kProbeImages, 3, 128, 128});
   const PrecisionSpeed sp = timePrecisions(*m, x, at::kBFloat16);
   if (!sp.low_error.empty()) return "fp32 (bf16 autocast fails here: " + sp.low_error + ")";
   return std::string(sp.ratio() < 1.0 ? "bf16" : "fp32") + " (" + describeSpeed(sp, "bf16") + ")";

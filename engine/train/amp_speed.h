@@ -30,12 +30,20 @@ struct PrecisionSpeed {
 };
 PrecisionSpeed timePrecisions(model::DetectionModelImpl& m, const at::Tensor& x, at::ScalarType dtype);
 
-/// The input timePrecisions uses for the training step: one image of `batch` (uint8 or float [N,3,H,W]),
-/// scaled to [0,1] and, where its longer side exceeds `max_side` (on a CPU: cpuProbeSide), resized to it
-/// (multiples of 32), on `device`, channels-last if asked. The ratio of the two precisions hardly depends on
-/// the size, and a slow bf16 pass at 640 px costs seconds.
+/// How many images the check times: two. LibTorch picks its convolution kernels by the batch too, and a
+/// batch of one takes paths no training batch takes: LibTorch 2.6 sends a one-image fp32 convolution on small
+/// maps to its slow reference kernels, so that under oneDNN's AVX2 limit fp32 timed 1,658 ms per pass at
+/// 128 px against 52 ms for two images, bf16 looked 7x faster, and training then ran bf16 at 7.7 s per step
+/// instead of fp32's ~1 s (docs/PERFORMANCE.md, "The AMP check on LibTorch 2.6").
+inline constexpr int64_t kProbeImages = 2;
+
+/// The input timePrecisions uses for the training step: the first `images` images of `batch` (uint8 or float
+/// [N,3,H,W]; mirrored copies where it holds fewer; min(kProbeImages, batch size) for a run), scaled to [0,1]
+/// and, where the longer side exceeds `max_side` (on a CPU: cpuProbeSide), resized to it (multiples of 32),
+/// on `device`, channels-last if asked. The ratio of the two precisions hardly depends on the size, and a
+/// slow bf16 pass at 640 px costs seconds.
 at::Tensor precisionProbeInput(const at::Tensor& batch, c10::Device device, bool channels_last,
-                               int64_t max_side);
+                               int64_t max_side, int64_t images = kProbeImages);
 
 /// The probe's longest side on a CPU: 256 px where bf16 is native (its gain shows at a real size), 128 px
 /// where it is not (bf16 there runs 7-12x slower than fp32 at any size: measured 6.9x at 128 px and 10.2x at

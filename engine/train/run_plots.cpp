@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 namespace ywb {
 
 bool plotsTrainBatch(const TrainSession& s, int64_t ni, int64_t batches) {
+  if (s.run_dir.empty()) return false;  // no run folder (`ywb bench train`): nothing is written
   if (ni >= 0 && ni < 3) return true;
   const int close_at = s.closeMosaicEpoch();
   const int64_t first = int64_t(close_at) * batches;

@@ -21,7 +21,7 @@ struct Batch;
 struct TrainSession;
 
 /// Whether step `ni` (counted over the run, `batches` per epoch) gets a train_batch picture: steps 0-2 and
-/// the first three steps of the epoch where Mosaic closes (Ultralytics' plot_idx).
+/// the first three steps of the epoch where Mosaic closes (Ultralytics' plot_idx); none without a run folder.
 bool plotsTrainBatch(const TrainSession& s, int64_t ni, int64_t batches);
 /// Writes train_batch<ni>.jpg of `batch` (ywb/data/batch_plot.h) into the run folder.
 void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/op_profile.h"
 #include "core/remove_tree.h"
 #include "core/threads.h"
 #include "sys/host_info.h"
@@ -77,6 +78,7 @@ class GpuSampler {
 
 void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   if (o.steps < 1 || o.warmup < 0) fail("steps must be >= 1 and warmup >= 0");
+  if (o.ops < 0) fail("ops=", o.ops, " must be >= 0 (the number of operators to list)");
   TrainSession s;
   s.args = o.args;
   std::atomic<bool> stop{false}, pause{false};
@@ -87,7 +89,12 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   r.amp = s.amp_note;
   r.batch = s.args.batch;  // as resolved (AutoBatch)
   r.threads = configureTorchThreads(s.args.threads);
-  auto hooks = std::make_shared<BenchTrainHooks>(s.device, o.warmup + o.steps);
+  // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not among
+  // the timed ones).
+  const int recorded = o.ops > 0 || !o.trace.empty() ? recordedSteps(o.steps) : 0;
+  const bool record = recorded > 0;
+  const int64_t timed_end = o.warmup + o.steps;
+  auto hooks = std::make_shared<BenchTrainHooks>(s.device, timed_end + recorded, record ? timed_end : -1);
   s.hooks = hooks;
   const StepProfiler& prof = hooks->stepProfiler();
   GpuSampler gpu(s.device.is_cuda() ? int(s.device.index() < 0 ? 0 : s.device.index()) : -1);
@@ -98,13 +105,21 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
     if (hooks->stepsRun() == before) fail("the training split yields no batches");
   }
   gpu.finish();
+  if (auto recorder = hooks->takeRecorder()) {
+    r.ops = recorder->stop(recorded, o.trace);
+    if (o.ops > 0) r.ops.listed = o.ops;
+    double wall = 0;
+    for (size_t i = size_t(timed_end); i < prof.steps().size(); ++i)
+      for (double seconds : prof.steps()[i]) wall += seconds;
+    r.ops.recorded_step_ms = 1000.0 * wall / recorded;
+  }
   StepProfiler::Split sum{};
   int64_t images = 0;
-  for (size_t i = size_t(o.warmup); i < prof.steps().size(); ++i) {
+  for (size_t i = size_t(o.warmup); i < size_t(timed_end) && i < prof.steps().size(); ++i) {
     for (int k = 0; k < StepProfiler::kSegments; ++k) sum[size_t(k)] += prof.steps()[i][size_t(k)];
     images += prof.images()[i];
   }
-  r.steps = int(prof.steps().size()) - o.warmup;
+  r.steps = int(std::min<size_t>(prof.steps().size(), size_t(timed_end))) - o.warmup;
   double total = 0;
   for (int k = 0; k < StepProfiler::kSegments; ++k) {
     r.split.push_back({stepSegmentName(StepSegment(k)), 1000.0 * sum[size_t(k)] / r.steps});
@@ -256,6 +271,8 @@ TrainBenchResult benchTrain(const TrainBenchOptions& o) {
     r.imgsz = a.imgsz;
     r.workers = a.workers;
     if (o.epoch_mode) {
+      if (o.ops != 0 || !o.trace.empty())
+        fail("ops= and trace= record operators in bench train and bench model, not in bench epoch");
       benchEpochs(opt, r);
     } else {
       benchSteps(opt, r);
@@ -281,6 +298,7 @@ std::string trainBenchText(const TrainBenchResult& r) {
                   "  %-10s %9.1f ms\nimages/s %.1f (compute only %.1f); data wait %.1f%% of the step\n",
                   "step", r.step_ms, r.images_per_s, r.compute_images_per_s, 100.0 * r.data_wait_share);
     os << line;
+    if (r.ops.steps > 0) os << opTimesText(r.ops);
   } else {
     std::snprintf(line, sizeof(line),
                   "%d epoch(s) in %.1f s: setup %.1f s, training %.1f s, validation %.1f s, saving %.1f s\n"
@@ -315,6 +333,7 @@ std::string trainBenchJson(const TrainBenchResult& r) {
               {"images_per_s", r.images_per_s},
               {"compute_images_per_s", r.compute_images_per_s},
               {"data_wait_share", r.data_wait_share}});
+    if (r.ops.steps > 0) j["operators"] = opTimesJson(r.ops);
   } else {
     j.update({{"epochs", r.epochs},
               {"setup_s", r.setup_s},

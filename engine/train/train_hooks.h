@@ -6,7 +6,9 @@
 #include <ATen/Device.h>
 
 #include <cstdint>
+#include <memory>
 
+#include "core/op_profile.h"
 #include "train/step_profiler.h"
 
 namespace ywb {
@@ -32,9 +34,17 @@ class TrainHooks {
 };
 
 /// `ywb bench train`: every segment timed, and the epoch ends once `step_limit` steps have run in total.
+/// With `record_from` >= 0, every LibTorch operator is recorded from that step on (takeRecorder()).
 class BenchTrainHooks : public TrainHooks {
  public:
-  BenchTrainHooks(at::Device device, int64_t step_limit) : profiler_(device), step_limit_(step_limit) {}
+  BenchTrainHooks(at::Device device, int64_t step_limit, int64_t record_from = -1)
+      : profiler_(device), step_limit_(step_limit), record_from_(record_from) {}
+  void beforeStep(int64_t images) override {
+    TrainHooks::beforeStep(images);
+    if (steps_run_ == record_from_ && !recorder_) recorder_ = std::make_unique<OpRecorder>();
+  }
+  /// The recording started at `record_from` (nullptr before); stop it on the trainer thread.
+  std::unique_ptr<OpRecorder> takeRecorder() { return std::move(recorder_); }
   StepProfiler* profiler() override { return &profiler_; }
   bool afterStep() override { return ++steps_run_ >= step_limit_; }
   int64_t stepsRun() const { return steps_run_; }
@@ -44,7 +54,9 @@ class BenchTrainHooks : public TrainHooks {
  private:
   StepProfiler profiler_;
   int64_t step_limit_;
+  int64_t record_from_;
   int64_t steps_run_ = 0;
+  std::unique_ptr<OpRecorder> recorder_;
 };
 
 }  // namespace ywb

@@ -87,17 +87,26 @@ class TestAmpChoice : public QObject {
     QCOMPARE(ywb::cpuProbeSide({false, "not native (AVX2, no avx512_bf16 or amx_bf16)"}), int64_t(128));
     QCOMPARE(ywb::cpuProbeSide({true, "native (avx512_bf16)"}), int64_t(256));
     // A 640x480 training image at 128 px: scale 0.2, each side down to a multiple of 32 (the largest
-    // stride): 96 x 128; one image, float in [0, 1].
-    const at::Tensor batch = at::full({2, 3, 480, 640}, 255, at::kByte);
+    // stride): 96 x 128; two images (a batch of one takes other kernels than training), float in [0, 1].
+    const at::Tensor batch = at::full({3, 3, 480, 640}, 255, at::kByte);
     const at::Tensor x = ywb::precisionProbeInput(batch, at::kCPU, false, 128);
-    QCOMPARE(x.sizes().vec(), (std::vector<int64_t>{1, 3, 96, 128}));
+    QCOMPARE(x.sizes().vec(), (std::vector<int64_t>{2, 3, 96, 128}));
     QCOMPARE(x.scalar_type(), at::kFloat);
     QCOMPARE(x.max().item<float>(), 1.0f);
     // Already small enough: kept as it is.
     QCOMPARE(ywb::precisionProbeInput(batch.narrow(2, 0, 96).narrow(3, 0, 128), at::kCPU, false, 128)
                  .sizes()
                  .vec(),
-             (std::vector<int64_t>{1, 3, 96, 128}));
+             (std::vector<int64_t>{2, 3, 96, 128}));
+    // The AMP check has one image: the second is its mirror image (column j of one is column 127 - j of the
+    // other). A run of batch 1 times one image, as it trains.
+    const at::Tensor one = at::arange(3 * 96 * 128).remainder(251).to(at::kByte).reshape({1, 3, 96, 128});
+    const at::Tensor pair = ywb::precisionProbeInput(one, at::kCPU, false, 128);
+    QCOMPARE(pair.size(0), int64_t(2));
+    QVERIFY(at::equal(pair[0], one[0].to(at::kFloat) / 255.0));
+    QCOMPARE(pair[1][2][5][0].item<float>(), pair[0][2][5][127].item<float>());
+    QVERIFY(at::equal(pair[1], pair[0].flip({2})));
+    QCOMPARE(ywb::precisionProbeInput(one, at::kCPU, false, 128, 1).size(0), int64_t(1));
   }
 
   void decisionFollowsTheMeasuredSpeed() {

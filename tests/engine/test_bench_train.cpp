@@ -1,6 +1,7 @@
 // `ywb bench train` / `ywb bench epoch` in a tiny CPU configuration, so the benchmark suite never rots:
 // the numbers themselves are not asserted (they depend on the machine), their internal consistency is.
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -27,7 +28,15 @@ class TestBenchTrain : public QObject {
     o.args = tinyArgs();
     o.warmup = 1;
     o.steps = 4;  // 12 images / batch 4 = 3 batches per epoch: the timed steps cross an epoch boundary
+    // Nothing is written (there is no run folder): until round 3 the first batches' plots (plots=true, the
+    // default) landed in the current folder.
+    QVERIFY(o.args.plots);
+    QTemporaryDir cwd;
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(cwd.path()));
     const ywb::TrainBenchResult r = ywb::benchTrain(o);
+    QVERIFY(QDir::setCurrent(before));
+    QVERIFY2(QDir(cwd.path()).isEmpty(), qPrintable(QDir(cwd.path()).entryList().join(", ")));
     QCOMPARE(r.mode, std::string("train"));
     QCOMPARE(r.steps, 4);
     QCOMPARE(r.device, std::string("cpu"));
@@ -50,6 +59,70 @@ class TestBenchTrain : public QObject {
     QVERIFY(r.peak_rss > 100 << 20);           // LibTorch alone maps more than 100 MiB
     QCOMPARE(r.peak_device_mem, int64_t(-1));  // CPU: no GPU readings
     QCOMPARE(r.gpu_util, -1.0);
+  }
+
+  void operatorsOfFurtherSteps() {
+    // ops= records every LibTorch operator of `steps` further steps, after the timed ones.
+    ywb::TrainBenchOptions o;
+    o.args = tinyArgs();
+    o.warmup = 1;
+    o.steps = 2;
+    o.ops = 4;
+    o.trace = (tmp_.path() + "/ops/trace.json").toStdString();  // a missing folder is created
+    const ywb::TrainBenchResult r = ywb::benchTrain(o);
+    QCOMPARE(r.steps, 2);  // the recorded steps are not among the timed ones
+    QCOMPARE(r.ops.steps, 2);
+    QCOMPARE(r.ops.listed, 4);
+    QCOMPARE(r.ops.trace, o.trace);
+    QVERIFY(r.ops.recorded_step_ms > 0);
+    std::map<std::string, ywb::OpTime> by_name;
+    double self = 0;
+    for (size_t i = 0; i < r.ops.ops.size(); ++i) {
+      const ywb::OpTime& op = r.ops.ops[i];
+      QVERIFY2(op.calls > 0 && op.self_ms >= 0 && op.self_ms <= op.total_ms + 1e-9, op.name.c_str());
+      if (i) QVERIFY(r.ops.ops[i - 1].self_ms >= op.self_ms);  // most self time first
+      self += op.self_ms;
+      by_name[op.name] = op;
+    }
+    // On a CPU every operator of a step runs on the trainer thread (autograd runs the backward there too),
+    // so the operators' self times are disjoint parts of the recorded steps' wall time (5% for the few
+    // operators between the last step and the end of its epoch, which no step's time includes).
+    QVERIFY2(self > 0 && self <= 1.05 * r.ops.recorded_step_ms,
+             qPrintable(QString("self %1 ms of %2 ms").arg(self).arg(r.ops.recorded_step_ms)));
+    // Each of the model's convolutions runs forward and backward once per step (the first one too: its
+    // weight needs a gradient), so the two counts agree, and a YOLO model has dozens.
+    QVERIFY(by_name.count("aten::convolution") && by_name.count("ConvolutionBackward0"));
+    QCOMPARE(by_name["aten::convolution"].calls, by_name["ConvolutionBackward0"].calls);
+    QVERIFY(by_name["aten::convolution"].calls > 20);
+    // The Chrome trace holds every recorded range: as many events per operator as its calls in both steps,
+    // their durations summing to its total time (no convolution runs inside another).
+    QFile f(QString::fromStdString(o.trace));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray events = QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray();
+    std::map<std::string, int> count;
+    double conv_us = 0;
+    for (const auto& v : events) {
+      const QJsonObject e = v.toObject();
+      QCOMPARE(e.value("ph").toString(), QString("X"));
+      QVERIFY(e.value("ts").toDouble() >= 0 && e.value("dur").toDouble() >= 0);
+      const std::string name = e.value("name").toString().toStdString();
+      ++count[name];
+      if (name == "aten::convolution") conv_us += e.value("dur").toDouble();
+    }
+    QCOMPARE(count.size(), by_name.size());
+    for (const auto& [name, op] : by_name) QCOMPARE(double(count[name]), op.calls * 2);
+    QVERIFY(std::abs(conv_us / 1000 - 2 * by_name["aten::convolution"].total_ms) < 0.01);
+    // The table lists the first 4, and says how many more there are.
+    const std::string text = ywb::trainBenchText(r);
+    QVERIFY(text.find(r.ops.ops[3].name) != std::string::npos);
+    QVERIFY(text.find("(" + std::to_string(r.ops.ops.size() - 4) + " more operators)") != std::string::npos);
+    // bench epoch has no recorded steps to offer, and a negative count is refused.
+    o.epoch_mode = true;
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::benchTrain(o));
+    o.epoch_mode = false;
+    o.ops = -1;
+    o.trace.clear();
+    QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::benchTrain(o));
   }
 
   void autoBatchOnCpuTakesTheDefault() {

@@ -1,10 +1,13 @@
 // Smoke tests of `ywb model info` and `ywb bench model` as a user runs them (real process).
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QtTest>
 
 #include <cmath>
+#include <map>
+
 #include "cli_runner.h"
 
 using Result = CliResult;
@@ -47,6 +50,33 @@ class TestModelCli : public QObject {
     QVERIFY2(j["images_per_s"].toDouble() > 0, r.out.constData());
     QVERIFY(std::isfinite(j["last_loss"].toDouble()));
     QVERIFY(j["forward_ms"].toDouble() > 0 && j["backward_ms"].toDouble() > 0);
+    QVERIFY(!j.contains("operators"));  // recorded only when asked
+  }
+
+  // ops=N: `iters` further steps with every operator recorded, the N with the most self time listed.
+  void benchModelOperators() {
+    const Result r =
+        ywbRun({"bench", "model", "imgsz=64", "batch=2", "iters=2", "warmup=0", "ops=500", "--json"});
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QJsonObject ops = QJsonDocument::fromJson(r.out).object()["operators"].toObject();
+    QCOMPARE(ops["steps"].toInt(), 2);
+    const QJsonArray list = ops["ops"].toArray();
+    QVERIFY2(list.size() > 10 && list.size() < 500, r.out.constData());  // all of them: fewer than 500 kinds
+    std::map<QString, double> calls;
+    double previous = 1e300;
+    for (const auto& v : list) {
+      const QJsonObject op = v.toObject();
+      QVERIFY(op["self_ms"].toDouble() <= previous);  // most self time first
+      previous = op["self_ms"].toDouble();
+      calls[op["name"].toString()] = op["calls"].toDouble();
+    }
+    // Every convolution of the step runs forward and backward once: equal counts, whole per step.
+    QVERIFY(calls["aten::convolution"] > 20);
+    QCOMPARE(calls["aten::convolution"], calls["ConvolutionBackward0"]);
+    QCOMPARE(calls["aten::convolution"], std::round(calls["aten::convolution"]));
+    const Result bad = ywbRun({"bench", "model", "imgsz=64", "iters=1", "ops=-2"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains("ops=-2"), bad.err.constData());
   }
 
   // YOLO26's step as a run trains it (forwardHeads, the end-to-end loss on both branches, reg_max 1) with

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ywb/op_times.h"
+
 namespace ywb {
 
 struct ModelBenchOptions {
@@ -22,6 +24,8 @@ struct ModelBenchOptions {
   bool cuda_graphs = false;    ///< forward and backward replayed as CUDA graphs (CUDA only; engine/cuda)
   uint64_t seed = 0;
   std::string optimizer = "SGD";  ///< any of optimizerNames() but auto, with the trainer's parameter groups
+  int ops = 0;        ///< > 0: min(iters, 5) further steps with every operator recorded; lists the top `ops`
+  std::string trace;  ///< non-empty: those recorded steps also written there as a Chrome trace
 };
 
 struct ModelBenchResult {
@@ -38,6 +42,7 @@ struct ModelBenchResult {
   double last_loss = 0;
   int64_t gpu_mem_peak = -1;  ///< bytes the CUDA caching allocator reserved at most while timed; -1 off CUDA
   std::string graphs;         ///< "off", "on (N replays)" or why graphs were turned off
+  OpProfileResult ops;        ///< the recorded steps (ops= or trace=); steps 0 otherwise
 };
 
 /// Runs the benchmark. Throws ywb::Error on bad options or an unavailable device.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ywb/op_times.h"
 #include "ywb/train_events.h"
 
 #include "ywb/train_args.h"
@@ -18,6 +19,8 @@ struct TrainBenchOptions {
   int warmup = 3;           ///< bench train: untimed steps first
   int steps = 10;           ///< bench train: timed steps
   bool epoch_mode = false;  ///< bench epoch: run args.epochs whole epochs through the Trainer
+  int ops = 0;              ///< bench train, > 0: min(steps, 5) further steps with every operator recorded
+  std::string trace;        ///< bench train, non-empty: those recorded steps written there as a Chrome trace
 };
 
 /// Mean time per training step spent in one segment.
@@ -39,6 +42,7 @@ struct TrainBenchResult {
   double images_per_s = 0;             ///< images / total step time (incl. data wait)
   double compute_images_per_s = 0;     ///< images / step time without the data wait
   double data_wait_share = 0;          ///< data wait / step time
+  OpProfileResult ops;                 ///< the recorded steps (ops= or trace=); steps 0 otherwise
   // bench epoch
   int epochs = 0;
   double setup_s = 0, train_s = 0, val_s = 0, save_s = 0, total_s = 0;

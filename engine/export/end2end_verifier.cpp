@@ -90,21 +90,10 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
       "inference: class equal, |box diff| <= " +
       std::to_string(tol) + " x max(1, max |box|), |score diff| <= " + std::to_string(tol) +
       " (rows of near-equal scores may swap; see rows)";
-  const OnnxRuntimeNode rt = findOnnxRuntimeNode();
-  if (!rt.missing.empty()) {
-    v.note = "ONNX Runtime is needed to run the end-to-end graph (OpenCV DNN has no TopK) and " + rt.missing;
-    return v;
-  }
-  OnnxRuntimeRun run;
-  try {
-    run = runWithOnnxRuntime(rt, onnx_path, inputs);
-  } catch (const Error& e) {
-    v.method = "ONNX Runtime (onnxruntime-node) vs LibTorch";
-    v.note = e.what();
-    return v;
-  }
-  v.runtime = "ONNX Runtime " + run.ort_version + " (onnxruntime-node on Node.js " + run.node_version + ")";
-  v.method = v.runtime + " vs LibTorch's end2endDetections";
+  const std::optional<OnnxRuntimeRun> run = runForVerification(
+      v, onnx_path, inputs, "ONNX Runtime is needed to run the end-to-end graph (OpenCV DNN has no TopK)",
+      "LibTorch's end2endDetections");
+  if (!run) return v;
   const bool was_training = model->is_training();
   model->eval();
   const at::Device device = model->parameters().front().device();
@@ -112,14 +101,12 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
   for (size_t i = 0; i < inputs.size(); ++i) {
     const at::Tensor ref = end2endReference(model, inputs[i].to(device), max_det).to(at::kCPU);
     v.input_shapes.emplace_back(inputs[i].sizes().begin(), inputs[i].sizes().end());
-    if (run.outputs[i].sizes() != ref.sizes()) {
+    if (run->outputs[i].sizes() != ref.sizes()) {
       model->train(was_training);
-      std::ostringstream s;
-      s << "ONNX Runtime output " << run.outputs[i].sizes() << ", LibTorch " << ref.sizes();
-      v.note = s.str();
+      v.note = outputShapeMismatch(run->outputs[i], ref);
       return v;
     }
-    const DetectionsMatch m = compareDetections(run.outputs[i], ref, tol);
+    const DetectionsMatch m = compareDetections(run->outputs[i], ref, tol);
     total.rows += m.rows;
     total.reordered += m.reordered;
     total.boundary += m.boundary;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -175,6 +176,33 @@ OnnxRuntimeRun runWithOnnxRuntime(const OnnxRuntimeNode& rt, const std::string& 
     run.outputs.push_back(t);
   }
   return run;
+}
+
+std::optional<OnnxRuntimeRun> runForVerification(ExportVerification& v, const std::string& onnx_path,
+                                                 const std::vector<at::Tensor>& inputs,
+                                                 const std::string& why_needed,
+                                                 const std::string& reference) {
+  const OnnxRuntimeNode rt = findOnnxRuntimeNode();
+  if (!rt.missing.empty()) {
+    v.note = why_needed + " and " + rt.missing;
+    return std::nullopt;
+  }
+  try {
+    OnnxRuntimeRun run = runWithOnnxRuntime(rt, onnx_path, inputs);
+    v.runtime = "ONNX Runtime " + run.ort_version + " (onnxruntime-node on Node.js " + run.node_version + ")";
+    v.method = v.runtime + " vs " + reference;
+    return run;
+  } catch (const Error& e) {
+    v.method = "ONNX Runtime (onnxruntime-node) vs " + reference;
+    v.note = e.what();
+    return std::nullopt;
+  }
+}
+
+std::string outputShapeMismatch(const at::Tensor& got, const at::Tensor& ref) {
+  std::ostringstream s;
+  s << "ONNX Runtime output " << got.sizes() << ", LibTorch " << ref.sizes();
+  return s.str();
 }
 
 }  // namespace ywb::onnx_export

@@ -6,8 +6,11 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "ywb/export.h"
 
 namespace ywb::onnx_export {
 
@@ -39,5 +42,16 @@ OnnxRuntimeRun runWithOnnxRuntime(const OnnxRuntimeNode& rt, const std::string& 
                                   const std::vector<at::Tensor>& inputs,
                                   const std::string& input_name = "images",
                                   const std::string& output_name = "output0");
+
+/// A verification's ONNX Runtime run: fills v.runtime ("ONNX Runtime 1.30.0 (onnxruntime-node on Node.js
+/// v20...)") and v.method (the runtime, " vs ", `reference`) and returns the outputs; when the runtime is
+/// missing (v.note: `why_needed`, " and ", what to install) or refuses the graph (v.note: its message),
+/// returns nothing.
+std::optional<OnnxRuntimeRun> runForVerification(ExportVerification& v, const std::string& onnx_path,
+                                                 const std::vector<at::Tensor>& inputs,
+                                                 const std::string& why_needed, const std::string& reference);
+
+/// "ONNX Runtime output [a, b, c], LibTorch [d, e, f]": the note when the two disagree in shape.
+std::string outputShapeMismatch(const at::Tensor& got, const at::Tensor& ref);
 
 }  // namespace ywb::onnx_export

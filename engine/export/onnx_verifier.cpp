@@ -161,9 +161,7 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
 ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, model::DetectionModel& model,
                                              const std::vector<at::Tensor>& inputs, double tol) {
   ExportVerification v;
-  v.tolerance = tol;
-  v.criterion = "max |boxes(OpenCV) - boxes(LibTorch)| <= " + std::to_string(tol) +
-                " x max(1, max |box|) and max |scores diff| <= " + std::to_string(tol);
+  setDiffCriterion(v, "OpenCV", tol);
 #ifndef YW_HAVE_OPENCV_DNN
   (void)onnx_bytes;
   (void)model;
@@ -206,23 +204,37 @@ ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, mode
       model->train(was_training);
       return v;
     }
-    const at::Tensor got = at::from_blob(out.ptr<float>(), ref.sizes(), at::kFloat).clone();
-    const at::Tensor diff = (got - ref).abs();
-    v.max_abs_diff_boxes = std::max(v.max_abs_diff_boxes, diff.narrow(1, 0, 4).max().item<double>());
-    v.max_abs_diff_scores =
-        std::max(v.max_abs_diff_scores, diff.narrow(1, 4, ref.size(1) - 4).max().item<double>());
-    v.box_scale = std::max(v.box_scale, ref.narrow(1, 0, 4).abs().max().item<double>());
-    if (!std::isfinite(got.sum().item<double>())) v.note = "OpenCV DNN output has NaN/Inf";
-    v.images += int(xc.size(0));
+    addOutputDiff(v, at::from_blob(out.ptr<float>(), ref.sizes(), at::kFloat).clone(), ref, "OpenCV DNN");
   }
   model->train(was_training);
   v.ran = true;
   v.runtime = "OpenCV DNN " + std::string(CV_VERSION);
-  v.passed = v.note.empty() && v.max_abs_diff_boxes <= tol * std::max(1.0, v.box_scale) &&
-             v.max_abs_diff_scores <= tol;
-  if (!v.passed && v.note.empty()) v.note = "outputs differ beyond the tolerance";
+  settleVerdict(v);
   return v;
 #endif
+}
+
+void addOutputDiff(ExportVerification& v, const at::Tensor& got, const at::Tensor& ref,
+                   const std::string& runtime) {
+  const at::Tensor diff = (got - ref).abs();
+  v.max_abs_diff_boxes = std::max(v.max_abs_diff_boxes, diff.narrow(1, 0, 4).max().item<double>());
+  v.max_abs_diff_scores =
+      std::max(v.max_abs_diff_scores, diff.narrow(1, 4, ref.size(1) - 4).max().item<double>());
+  v.box_scale = std::max(v.box_scale, ref.narrow(1, 0, 4).abs().max().item<double>());
+  if (!std::isfinite(got.sum().item<double>())) v.note = runtime + " output has NaN/Inf";
+  v.images += int(ref.size(0));
+}
+
+void setDiffCriterion(ExportVerification& v, const std::string& runtime, double tol) {
+  v.tolerance = tol;
+  v.criterion = "max |boxes(" + runtime + ") - boxes(LibTorch)| <= " + std::to_string(tol) +
+                " x max(1, max |box|) and max |scores diff| <= " + std::to_string(tol);
+}
+
+void settleVerdict(ExportVerification& v) {
+  v.passed = v.note.empty() && v.max_abs_diff_boxes <= v.tolerance * std::max(1.0, v.box_scale) &&
+             v.max_abs_diff_scores <= v.tolerance;
+  if (!v.passed && v.note.empty()) v.note = "outputs differ beyond the tolerance";
 }
 
 }  // namespace ywb::onnx_export

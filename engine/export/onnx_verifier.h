@@ -39,6 +39,23 @@ ExportVerification compareOnnxWithTorch(const std::string& onnx_path, model::Det
 ExportVerification compareOnnxBytesWithTorch(const std::string& onnx_bytes, model::DetectionModel& model,
                                              const std::vector<at::Tensor>& inputs, double tol = 1e-4);
 
+/// The same comparison with ONNX Runtime (onnx_runtime_node.h) as the second runtime: for graphs OpenCV DNN
+/// cannot load (its 4.7 and later do not import symbolic sizes, opencv/opencv#26141). Not run (ran = false,
+/// note says what to install) without ONNX Runtime.
+ExportVerification compareOnnxWithOnnxRuntime(const std::string& onnx_path, model::DetectionModel& model,
+                                              const std::vector<at::Tensor>& inputs, double tol = 1e-4);
+
+/// Adds one batch's comparison to `v`: `got` (the second runtime's output) against `ref` (LibTorch's), both
+/// [N, 4+nc, anchors]: the largest box and score differences, the box scale, the images; NaN/Inf in `got`
+/// becomes the note, naming `runtime`.
+void addOutputDiff(ExportVerification& v, const at::Tensor& got, const at::Tensor& ref,
+                   const std::string& runtime);
+/// passed = no note and both differences within v.tolerance (boxes relative to max(1, box scale)).
+void settleVerdict(ExportVerification& v);
+/// A verification against LibTorch by `runtime` ("OpenCV", "ONNX Runtime") to `tol`: v.tolerance and
+/// v.criterion.
+void setDiffCriterion(ExportVerification& v, const std::string& runtime, double tol);
+
 /// Largest |a(x) - b(x)| over boxes and over scores of two LibTorch models on the inputs (no grad, eval).
 std::pair<double, double> torchOutputDiff(model::DetectionModel& a, model::DetectionModel& b,
                                           const std::vector<at::Tensor>& inputs);

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/verb_registry.h"
+#include "core/op_profile.h"
 #include "ywb/model_bench.h"
 
 namespace ywb::cli {
@@ -46,10 +47,8 @@ const RegisterVerb reg{
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
      "  amp=BOOL     autocast: float16 on CUDA, bfloat16 on a CPU\n"
      "  channels_last=BOOL  NHWC memory format for weights and input\n"
-     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)\n"
-     "  ops=N        then up to 5 further steps with every LibTorch operator recorded: the N with\n"
-     "               the most self time, per step (host time: on a GPU, launch cost, not kernels)\n"
-     "  trace=FILE   those steps as a Chrome trace (chrome://tracing, ui.perfetto.dev)",
+     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)\n" +
+         opsHelp(),
      runBenchModel}};
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/verb_registry.h"
+#include "core/op_profile.h"
 #include "ywb/train_bench.h"
 
 namespace ywb::cli {
@@ -46,10 +47,8 @@ const RegisterVerb reg_train{
      "wait, host-to-device copy, forward, loss, backward, optimizer, EMA, log sync; images/s with\n"
      "and without the data wait, peak RSS, and on a GPU its peak memory and mean utilisation\n"
      "(NVML). The device is synchronised at every segment boundary to attribute GPU time, so\n"
-     "images/s here is a lower bound of an unprofiled run's. Nothing is written to disk.\n\n"
-     "  ops=N        then up to 5 further steps with every LibTorch operator recorded: the N with\n"
-     "               the most self time, per step (host time: on a GPU, launch cost, not kernels)\n"
-     "  trace=FILE   those steps as a Chrome trace (chrome://tracing, ui.perfetto.dev)",
+     "images/s here is a lower bound of an unprofiled run's. Nothing is written to disk.\n\n" +
+         opsHelp(),
      runBenchTrain}};
 
 const RegisterVerb reg_epoch{

@@ -106,7 +106,19 @@ OpRecorder::~OpRecorder() {
   }
 }
 
-OpProfileResult OpRecorder::stop(int steps, const std::string& trace_path) {
+int recordedSteps(int ops, const std::string& trace, int timed) {
+  if (ops < 0) fail("ops=", ops, " must be >= 0 (the number of operators to list)");
+  return ops > 0 || !trace.empty() ? std::min(timed, kMaxRecordedSteps) : 0;
+}
+
+std::string opsHelp() {
+  return "  ops=N        then up to " + std::to_string(kMaxRecordedSteps) +
+         " further steps with every LibTorch operator recorded: the N with\n"
+         "               the most self time, per step (host time: on a GPU, launch cost, not kernels)\n"
+         "  trace=FILE   those steps as a Chrome trace (chrome://tracing, ui.perfetto.dev)";
+}
+
+OpProfileResult OpRecorder::stop(int steps, int ops, const std::string& trace_path) {
   if (!running_) fail("the operator recording was already stopped");
   running_ = false;
   const prof::thread_event_lists lists = prof::disableProfilerLegacy();
@@ -115,6 +127,7 @@ OpProfileResult OpRecorder::stop(int steps, const std::string& trace_path) {
   sumRanges(lists, sums, trace_path.empty() ? nullptr : &ranges);
   OpProfileResult r;
   r.steps = steps;
+  if (ops > 0) r.listed = ops;
   const double per = 1.0 / (1000.0 * std::max(1, steps));  // microseconds in all -> ms per step
   for (const auto& [name, s] : sums)
     r.ops.push_back({name, s.calls / std::max(1, steps), s.self_us * per, s.total_us * per});

@@ -10,12 +10,17 @@
 
 namespace ywb {
 
-/// How many steps a benchmark records: `requested`, at most 5. LibTorch 1.13's recorder (Debian 12's) holds
-/// on to about 200-350 MB of host memory per recorded training step until it stops, and its steps run
-/// 1.2-2x slower on a CPU (fresh pages); LibTorch 2.6's does neither (docs/PERFORMANCE.md, "Operators").
-inline int recordedSteps(int requested) {
-  return requested < 5 ? requested : 5;
-}
+/// At most this many steps are recorded: LibTorch 1.13's recorder (Debian 12's) holds on to about 200-350 MB
+/// of host memory per recorded training step until it stops, and its steps run 1.2-2x slower on a CPU (fresh
+/// pages); LibTorch 2.6's does neither (docs/PERFORMANCE.md, "Operators").
+inline constexpr int kMaxRecordedSteps = 5;
+
+/// How many further steps a benchmark records for `ops=` / `trace=` after its `timed` ones: none when neither
+/// is given, else min(timed, kMaxRecordedSteps). Throws ywb::Error for ops < 0.
+int recordedSteps(int ops, const std::string& trace, int timed);
+
+/// The benchmarks' help for ops= and trace=.
+std::string opsHelp();
 
 class OpRecorder {
  public:
@@ -27,9 +32,10 @@ class OpRecorder {
   OpRecorder& operator=(const OpRecorder&) = delete;
 
   /// Stops recording and sums every operator's calls, self and total time, divided by `steps` (the steps the
-  /// recording covered). `trace_path` non-empty: also writes every recorded range as a Chrome trace (JSON,
-  /// opens in chrome://tracing or ui.perfetto.dev), atomically; throws ywb::Error when it cannot be written.
-  OpProfileResult stop(int steps, const std::string& trace_path);
+  /// recording covered); `ops` > 0 is how many the result lists (else its default). `trace_path` non-empty:
+  /// also writes every recorded range as a Chrome trace (JSON, opens in chrome://tracing or
+  /// ui.perfetto.dev), atomically; throws ywb::Error when it cannot be written.
+  OpProfileResult stop(int steps, int ops, const std::string& trace_path);
 
  private:
   bool running_ = false;

@@ -176,14 +176,13 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
     // OpenCV DNN is there but cannot load the file (its 4.7 and later import no symbolic sizes,
     // opencv/opencv#26141: a dynamic graph fails at the first Concat after a Resize): ONNX Runtime verifies
     // the file itself, and the report keeps OpenCV's error.
-    const bool fp16 = v.fp16_effect_measured;
     ExportVerification rt =
         onnx_export::compareOnnxWithOnnxRuntime(path, o.half ? fused.model : lm.model, inputs);
     rt.opencv_error = onnx_export::openCvLoadError(readFile(path));
     if (!rt.ran) rt.note = v.note + "; " + rt.note;
     if (o.dynamic)
       rt.note = "for OpenCV DNN, export with dynamic=false" + (rt.note.empty() ? "" : "; " + rt.note);
-    rt.fp16_effect_measured = fp16;
+    rt.fp16_effect_measured = v.fp16_effect_measured;
     rt.fp16_effect_boxes = v.fp16_effect_boxes;
     rt.fp16_effect_scores = v.fp16_effect_scores;
     how = o.half ? " (fused, same fp16-rounded weights) on the fp16 file itself" : " (unfused)";

@@ -51,8 +51,10 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
   return guarded("bench model", [&] {
     if (o.imgsz < 32 || o.imgsz % 32) fail("imgsz=", o.imgsz, " must be a positive multiple of 32");
     if (o.batch < 1 || o.iters < 1 || o.warmup < 0) fail("batch and iters must be >= 1, warmup >= 0");
-    if (o.ops < 0) fail("ops=", o.ops, " must be >= 0 (the number of operators to list)");
     if (o.loss != "yolo" && o.loss != "mse") fail("loss='", o.loss, "' must be yolo or mse");
+    // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not
+    // among the timed ones).
+    const int record_steps = recordedSteps(o.ops, o.trace, o.iters);
     ModelBenchResult r;
     const c10::Device dev = parseDevice(o.device);
     r.device = dev.str();
@@ -93,18 +95,18 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     std::vector<double> fw, ls, bw, st, tot;
-    // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not
-    // among the timed ones).
-    const int record_steps = o.ops > 0 || !o.trace.empty() ? recordedSteps(o.iters) : 0;
     std::unique_ptr<OpRecorder> recorder;
     std::vector<double> recorded;
-    for (int i = 0; i < o.warmup + o.iters + record_steps; ++i) {
+    const int timed_end = o.warmup + o.iters;
+    auto readTimedPeak = [&] {  // the peak of the timed steps, not of the recorded ones
+      if (!dev.is_cuda()) return;
+      const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
+      if (mem) r.gpu_mem_peak = mem->peak_reserved;
+    };
+    for (int i = 0; i < timed_end + record_steps; ++i) {
       if (i == o.warmup && dev.is_cuda()) cuda::resetPeakStats(dev.index() < 0 ? 0 : dev.index());
-      if (record_steps > 0 && i == o.warmup + o.iters) {
-        if (dev.is_cuda()) {  // the peak of the timed steps, not of the recorded ones
-          const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
-          if (mem) r.gpu_mem_peak = mem->peak_reserved;
-        }
+      if (i == timed_end) {
+        readTimedPeak();
         recorder = std::make_unique<OpRecorder>();
       }
       sync();
@@ -147,13 +149,9 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
         tot.push_back(ms(t0, t4));
       }
     }
-    if (dev.is_cuda() && record_steps == 0) {
-      const auto mem = cuda::allocatorStats(dev.index() < 0 ? 0 : dev.index());
-      if (mem) r.gpu_mem_peak = mem->peak_reserved;
-    }
+    if (record_steps == 0) readTimedPeak();
     if (recorder) {
-      r.ops = recorder->stop(record_steps, o.trace);
-      if (o.ops > 0) r.ops.listed = o.ops;
+      r.ops = recorder->stop(record_steps, o.ops, o.trace);
       r.ops.recorded_step_ms = median(recorded);
     }
     r.graphs = !o.cuda_graphs ? "off"

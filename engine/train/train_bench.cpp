@@ -78,7 +78,9 @@ class GpuSampler {
 
 void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   if (o.steps < 1 || o.warmup < 0) fail("steps must be >= 1 and warmup >= 0");
-  if (o.ops < 0) fail("ops=", o.ops, " must be >= 0 (the number of operators to list)");
+  // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not among
+  // the timed ones).
+  const int recorded = recordedSteps(o.ops, o.trace, o.steps);
   TrainSession s;
   s.args = o.args;
   std::atomic<bool> stop{false}, pause{false};
@@ -89,12 +91,9 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   r.amp = s.amp_note;
   r.batch = s.args.batch;  // as resolved (AutoBatch)
   r.threads = configureTorchThreads(s.args.threads);
-  // ops= / trace=: further steps with every operator recorded (recording slows them, so they are not among
-  // the timed ones).
-  const int recorded = o.ops > 0 || !o.trace.empty() ? recordedSteps(o.steps) : 0;
-  const bool record = recorded > 0;
   const int64_t timed_end = o.warmup + o.steps;
-  auto hooks = std::make_shared<BenchTrainHooks>(s.device, timed_end + recorded, record ? timed_end : -1);
+  auto hooks =
+      std::make_shared<BenchTrainHooks>(s.device, timed_end + recorded, recorded > 0 ? timed_end : -1);
   s.hooks = hooks;
   const StepProfiler& prof = hooks->stepProfiler();
   GpuSampler gpu(s.device.is_cuda() ? int(s.device.index() < 0 ? 0 : s.device.index()) : -1);
@@ -106,8 +105,7 @@ void benchSteps(const TrainBenchOptions& o, TrainBenchResult& r) {
   }
   gpu.finish();
   if (auto recorder = hooks->takeRecorder()) {
-    r.ops = recorder->stop(recorded, o.trace);
-    if (o.ops > 0) r.ops.listed = o.ops;
+    r.ops = recorder->stop(recorded, o.ops, o.trace);
     double wall = 0;
     for (size_t i = size_t(timed_end); i < prof.steps().size(); ++i)
       for (double seconds : prof.steps()[i]) wall += seconds;

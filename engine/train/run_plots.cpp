@@ -107,26 +107,33 @@ std::optional<ValPlots> validateBest(TrainSession& s) {
 
 void writeRunPlots(TrainSession& s) {
   try {
-    const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
-    if (fs::exists(csv)) writeResultsPlot(csv);
     bool again = false;
     if (!s.best_val && s.best_epoch >= 0) {
       s.best_val = validateBest(s);
       again = s.best_val.has_value();
     }
+    std::string done = "no confusion matrix or curves: no epoch was validated";
     if (s.best_val) {
       writeMetricPlots(s.best_val->results, s.names, s.run_dir);
       for (size_t k = 0; k < s.best_val->batches.size(); ++k)
         writeValBatch(s.run_dir, int64_t(k), s.best_val->batches[k], s.names);
-      s.log("plots of epoch " + std::to_string(s.best_val->epoch + 1) + " (best" +
-            (again ? ", validated again: it was validated before this resume" : "") +
-            "): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; results.png");
-    } else {
-      s.log("no confusion matrix or curves: no epoch was validated");
+      done = "plots of epoch " + std::to_string(s.best_val->epoch + 1) + " (best" +
+             (again ? ", validated again: it was validated before this resume" : "") +
+             "): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; results.png";
     }
+    // Last: its presence says the run's plots are complete (runPlotsFinished).
+    const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
+    if (fs::exists(csv)) writeResultsPlot(csv);
+    s.log(done);
   } catch (const std::exception& e) {
     s.log(std::string("plots not written: ") + e.what());
   }
+}
+
+bool runPlotsFinished(const std::string& run_dir) {
+  for (const char* ext : {".png", ".jpg"})
+    if (fs::exists(fs::path(run_dir) / (std::string(resultsPlotStem()) + ext))) return true;
+  return false;
 }
 
 }  // namespace ywb

@@ -29,9 +29,13 @@ void plotTrainBatch(TrainSession& s, const Batch& batch, int64_t ni);
 /// its own, so that the first step does not wait for it; the future gives the line to log (what was drawn,
 /// or why it was not). Call on the main rank with plots=true after the session is set up.
 std::future<std::string> startLabelsPlot(const TrainSession& s);
-/// Writes results.png from results.csv, and the confusion matrices, curves and val_batch pictures of the
-/// best epoch when it was validated in this process (else the log says why there are none).
+/// Writes the confusion matrices, curves and val_batch pictures of the best epoch (validated again when that
+/// was before this process: a resume), else the log says why there are none; then results.png from
+/// results.csv, last, so that its presence marks the end-of-run plots as complete.
 void writeRunPlots(TrainSession& s);
+/// Whether `run_dir` has results.png (or .jpg), the last of writeRunPlots' files: false for a run stopped
+/// before or while its end-of-run plots were written (a resume of it writes them).
+bool runPlotsFinished(const std::string& run_dir);
 
 /// Validation batches drawn (Ultralytics' val_batch0 to val_batch2), and the confidence above which their
 /// predictions are drawn (Ultralytics' plot_images threshold).

@@ -250,8 +250,13 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     std::error_code ec;
     s.last_is_good = std::filesystem::equivalent(resolveResumeCheckpoint(a.resume),
                                                  CheckpointFiles::lastPath(s.run_dir), ec);
-    s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
-          std::to_string(s.epochs));
+    if (s.start_epoch < s.epochs) {
+      s.log("resuming " + s.run_dir + " from epoch " + std::to_string(s.start_epoch + 1) + " of " +
+            std::to_string(s.epochs));
+    } else {  // trainer.cpp: a run stopped while its end-of-run plots were written
+      s.log("resuming " + s.run_dir + " after its last epoch (" + std::to_string(s.epochs) +
+            "): it stopped before its end-of-run plots were complete; writing them, nothing to train");
+    }
   }
   s.timing.add(RunSegment::ModelBuild,
                std::chrono::duration<double>(RunTiming::Clock::now() - build_t0).count());

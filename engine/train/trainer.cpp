@@ -207,8 +207,13 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
       resumed = resumeArgsFrom(st, s.args, resolveResumeCheckpoint(s.args.resume));
       s.args = resumed.args;
       s.run_dir = st.run_dir;
-      if (st.epoch >= resumeEpochCount(st, s.args)) return finishedAlready(s, st);
       session = "resumed at epoch " + std::to_string(st.epoch + 1);
+      if (st.epoch >= resumeEpochCount(st, s.args)) {
+        // All epochs trained; a run stopped while its end-of-run plots were written sets up again (no epoch
+        // to train) to write them.
+        if (!s.args.plots || runPlotsFinished(st.run_dir)) return finishedAlready(s, st);
+        session = "resumed after its last epoch to write its end-of-run plots (stopped while writing them)";
+      }
     }
     s.args.validate();
     s.dist = joinDistributedRun(s.args);

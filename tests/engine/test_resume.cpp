@@ -4,7 +4,8 @@
 // with old and new value, and a damaged weights/last.safetensors (a flipped byte in the header or the tensor
 // data, a truncated file) is named with what is wrong and the intact weights/previous.safetensors offered;
 // resuming from that one gives the same final weights as the undamaged run. A resumed run also continues the
-// end-to-end loss's o2m weight schedule with the uninterrupted run's weights.
+// end-to-end loss's o2m weight schedule with the uninterrupted run's weights, and a run stopped after its
+// last epoch while its end-of-run plots were written gets them from a resume, nothing else changed.
 #include <torch/torch.h>
 #include <QFile>
 #include <QTemporaryDir>
@@ -169,6 +170,55 @@ class TestResume : public QObject {
     r = ywbRun({"train", "resume=" + run, "epochs=2"});
     QVERIFY(r.code != 0);
     QVERIFY2(r.err.contains("epochs=2 is fewer than the 3 epochs this run has completed"), r.err.constData());
+  }
+
+  // A run killed after its last checkpoint, while its end-of-run plots were written (test_kill_storm landed
+  // there): a resume writes them, validating the best epoch again, and changes nothing else. results.png is
+  // written last (run_plots.h), so a run without it is one whose plots were cut short.
+  void resumeWritesThePlotsOfARunStoppedWhileWritingThem() {
+    ywb::Trainer t(args("plots_cut", 1));
+    const ywb::TrainSummary done = t.run();
+    QCOMPARE(done.epochs_completed, 1);
+    const fs::path run(done.run_dir);
+    const auto plotsOf = [&run] {
+      QStringList names;
+      for (const auto& e : fs::directory_iterator(run)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind("confusion_matrix", 0) == 0 || n.rfind("Box", 0) == 0 || n.rfind("val_batch", 0) == 0 ||
+            (n.rfind("results.", 0) == 0 && n != "results.csv"))
+          names << QString::fromStdString(n);
+      }
+      names.sort();
+      return names;
+    };
+    const QStringList written = plotsOf();
+    QVERIFY2(written.contains("results.png") && written.contains("confusion_matrix.png") &&
+                 written.contains("val_batch0_pred.jpg"),
+             qPrintable(written.join(", ")));
+    // The kill's state: the plots gone but one matrix (written before the kill), results.png not yet there.
+    for (const QString& f : written)
+      if (f != "confusion_matrix.png") fs::remove(run / f.toStdString());
+    const std::string last_before = ywb::readFile(done.last);
+    const std::string csv_before = ywb::readFile((run / "results.csv").string());
+    ywb::TrainArgs r;
+    r.resume = done.run_dir;
+    ywb::Trainer again(r);
+    LogRecorder log;
+    again.setObserver(&log);
+    const ywb::TrainSummary finished = again.run();
+    QCOMPARE(finished.epochs_completed, 1);
+    QVERIFY(has(log.log, "after its last epoch (1): it stopped before its end-of-run plots were complete"));
+    QVERIFY(has(log.log, "plots of epoch 1 (best, validated again"));
+    QCOMPARE(plotsOf(), written);
+    // Nothing trained: the checkpoint and results.csv are the bytes they were.
+    QVERIFY(ywb::readFile(done.last) == last_before);
+    QVERIFY(ywb::readFile((run / "results.csv").string()) == csv_before);
+    // Complete now: the next resume has nothing to do.
+    ywb::Trainer third(r);
+    LogRecorder log3;
+    third.setObserver(&log3);
+    third.run();
+    QVERIFY(has(log3.log, "already trained all its 1 epochs; nothing to resume"));
   }
 
   void refusesOtherChangesListingEach() {

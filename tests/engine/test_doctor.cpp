@@ -121,6 +121,29 @@ class TestDoctor : public QObject {
     QVERIFY(r.ram_total > 0 && r.ram_available > 0 && r.ram_available <= r.ram_total);
   }
 
+  // The start-up figure's clock (first training step "after the process started"). A process older than
+  // kLongestLoadS when the engine initialised ran something else before it exec'd this program (a script's
+  // `exec ywb`, as installer/quickstart.sh after its build: it reported 2,653 s): counted from the engine's
+  // start plus the CPU time spent by then (the loader's, about). Else from the fork, loader included.
+  void processAgeCountsFromTheProgramsStart() {
+    // Fork age within kLongestLoadS: the fork's clock, loader included.
+    QCOMPARE(ywb::processAgeFrom(0.4, 0.5, 2.0), 2.4);
+    QCOMPARE(ywb::processAgeFrom(ywb::kLongestLoadS, 0.5, 2.0), ywb::kLongestLoadS + 2.0);
+    // Exec'd after 2,650 s: the engine's clock plus the CPU time by its start (the loader's, about)...
+    QCOMPARE(ywb::processAgeFrom(2650.0, 0.75, 2.0), 2.75);
+    // ...never more than the fork's age, and without /proc the CPU time alone.
+    QCOMPARE(ywb::processAgeFrom(12.0, 30.0, 2.0), 14.0);
+    QCOMPARE(ywb::processAgeFrom(-1, 0.5, 2.0), 2.5);
+    // This test was started by ctest (fork, exec at once): its age is its own, and it grows.
+    QElapsedTimer t;
+    t.start();
+    const double a = ywb::processAgeSeconds();
+    QVERIFY2(a > 0 && a < 60, qPrintable(QString::number(a)));
+    QTest::qWait(50);
+    const double b = ywb::processAgeSeconds();
+    QVERIFY2(b - a >= 0.04 && b - a <= t.elapsed() / 1000.0 + 0.02, qPrintable(QString::number(b - a)));
+  }
+
   void systemMonitorSamples() {
     ywb::SystemMonitor mon(YW_FAKE_NVML);
     QVERIFY(mon.hasNvml());

@@ -55,6 +55,15 @@ class O2mRecorder : public ywb::TrainObserver {
   std::map<int, double> o2m;
 };
 
+// `ywb train resume=RUN` with `observer` watching.
+ywb::TrainSummary resumeRun(const std::string& run, ywb::TrainObserver* observer) {
+  ywb::TrainArgs r;
+  r.resume = run;
+  ywb::Trainer t(r);
+  t.setObserver(observer);
+  return t.run();
+}
+
 int stateEpoch(const std::string& ckpt) {
   return ywb::CheckpointFiles::verify(ckpt).epoch;
 }
@@ -107,12 +116,8 @@ class TestResume : public QObject {
     first.setObserver(&stop);
     const ywb::TrainSummary b1 = first.run();
     QVERIFY(b1.stopped);
-    ywb::TrainArgs r;
-    r.resume = b1.run_dir;
-    ywb::Trainer resumed(r);
     O2mRecorder resumed_o2m;
-    resumed.setObserver(&resumed_o2m);
-    const ywb::TrainSummary b2 = resumed.run();
+    const ywb::TrainSummary b2 = resumeRun(b1.run_dir, &resumed_o2m);
     QCOMPARE(b2.epochs_completed, 3);
     // The end-to-end loss's weight schedule goes on where it stopped: epochs 1 and 2 of the resumed run have
     // the uninterrupted run's weights, bit for bit: 0.8 at the first epoch, 0.1 at the last (Ultralytics
@@ -200,12 +205,8 @@ class TestResume : public QObject {
       if (f != "confusion_matrix.png") fs::remove(run / f.toStdString());
     const std::string last_before = ywb::readFile(done.last);
     const std::string csv_before = ywb::readFile((run / "results.csv").string());
-    ywb::TrainArgs r;
-    r.resume = done.run_dir;
-    ywb::Trainer again(r);
     LogRecorder log;
-    again.setObserver(&log);
-    const ywb::TrainSummary finished = again.run();
+    const ywb::TrainSummary finished = resumeRun(done.run_dir, &log);
     QCOMPARE(finished.epochs_completed, 1);
     QVERIFY(has(log.log, "after its last epoch (1): it stopped before its end-of-run plots were complete"));
     QVERIFY(has(log.log, "plots of epoch 1 (best, validated again"));
@@ -214,10 +215,8 @@ class TestResume : public QObject {
     QVERIFY(ywb::readFile(done.last) == last_before);
     QVERIFY(ywb::readFile((run / "results.csv").string()) == csv_before);
     // Complete now: the next resume has nothing to do.
-    ywb::Trainer third(r);
     LogRecorder log3;
-    third.setObserver(&log3);
-    third.run();
+    resumeRun(done.run_dir, &log3);
     QVERIFY(has(log3.log, "already trained all its 1 epochs; nothing to resume"));
   }
 

@@ -1,10 +1,10 @@
 // Kill storm (issue 17, "Killed at any moment"): a short CPU run of the real `ywb train` is SIGKILLed again
-// and again - during start-up, steps, validation, checkpoint writes and the epoch's end - and continued with
-// `ywb train resume=RUN` each time until it finishes. After every kill each checkpoint in weights/ must load
-// completely (a temporary file may be left, never a torn `.safetensors`), `last` must hold every epoch the
-// run announced as saved and `best` the epoch `last` names as best. The finished run must equal an
-// uninterrupted one of the same arguments bit for bit: results.csv bar its time column, and both
-// checkpoints tensor by tensor.
+// and again - during start-up, steps, validation, checkpoint writes, the epoch's end and the end-of-run
+// plots - and continued with `ywb train resume=RUN` each time until it finishes. After every kill each
+// checkpoint in weights/ must load completely (a temporary file may be left, never a torn `.safetensors`),
+// `last` must hold every epoch the run announced as saved and `best` the epoch `last` names as best. The
+// finished run must equal an uninterrupted one of the same arguments bit for bit: results.csv bar its time
+// column, and both checkpoints tensor by tensor; and it must have its plots.
 //
 // Kill moments come from the run's own timing: the uninterrupted reference run is timed event by event
 // (its --json lines), then each kill picks a target (what the child should be doing), waits for the event
@@ -46,17 +46,24 @@ using ywb::test::sameCheckpoint;
 using ywb::test::StampedEvent;
 using ywb::test::tensorNames;
 
-enum Target { Startup, Step, Validation, CheckpointWrite, EpochEnd, kTargets };
-const char* const kTargetName[kTargets] = {"start-up", "step", "validation", "checkpoint write", "epoch end"};
-// How often each target is picked (of 10): the moments that write files get the larger share.
-const int kTargetWeight[kTargets] = {1, 3, 2, 3, 1};
+// RunEnd: after the last epoch's checkpoint, while the end-of-run plots are written (CI once landed a kill
+// there by chance; its resume had nothing to train and wrote no plots).
+enum Target { Startup, Step, Validation, CheckpointWrite, EpochEnd, RunEnd, kTargets };
+const char* const kTargetName[kTargets] = {"start-up",         "step",      "validation",
+                                           "checkpoint write", "epoch end", "run end"};
+// How often each target is picked (of 11): the moments that write files get the larger share.
+const int kTargetWeight[kTargets] = {1, 3, 2, 3, 1, 1};
 
 // Mean length of each phase in the reference run (seconds).
 struct Timing {
-  double phase[kTargets] = {1, 0.5, 0.3, 0.3, 0.05};
+  double phase[kTargets] = {1, 0.5, 0.3, 0.3, 0.05, 0.3};
   double after_last_step = 0.05;  ///< the epoch's end before validation: losses, LR step
   int steps_per_epoch = 1;
 };
+
+bool isLastEpoch(const StampedEvent& e) {
+  return e.ev.kind == TrainEvent::Kind::Epoch && e.ev.epoch.epoch + 1 == e.ev.epoch.epochs;
+}
 
 bool startedTraining(const StampedEvent& e) {
   return isPhase(e, TrainPhase::Warmup) || isPhase(e, TrainPhase::Training);
@@ -64,8 +71,8 @@ bool startedTraining(const StampedEvent& e) {
 
 Timing timingOf(const std::vector<StampedEvent>& ev) {
   Timing t;
-  double sum[kTargets] = {0, 0, 0, 0, 0};
-  int n[kTargets] = {0, 0, 0, 0, 0};
+  double sum[kTargets] = {};
+  int n[kTargets] = {};
   auto add = [&](Target k, double d) { sum[k] += d, ++n[k]; };
   for (size_t i = 0; i + 1 < ev.size(); ++i) {
     const double gap = ev[i + 1].t - ev[i].t;
@@ -79,7 +86,7 @@ Timing timingOf(const std::vector<StampedEvent>& ev) {
       t.after_last_step = gap;
     if (isPhase(e, TrainPhase::Validating)) add(Validation, gap);
     if (isPhase(e, TrainPhase::Saving)) add(CheckpointWrite, gap);
-    if (e.ev.kind == TrainEvent::Kind::Epoch) add(EpochEnd, gap);
+    if (e.ev.kind == TrainEvent::Kind::Epoch) add(isLastEpoch(e) ? RunEnd : EpochEnd, gap);
   }
   for (int k = 0; k < kTargets; ++k)
     if (n[k]) t.phase[k] = sum[k] / n[k];
@@ -98,7 +105,9 @@ Target landedAt(const std::vector<StampedEvent>& ev) {
       return EpochEnd;
     case TrainEvent::Kind::Step:  // after the last step: the epoch's losses, the LR step, before validation
       return e.step.batch + 1 < e.step.batches ? Step : EpochEnd;
-    default:  // the metrics line (validation done, before saving), the epoch event, the summary
+    case TrainEvent::Kind::Epoch:  // after the last epoch's: the end-of-run plots
+      return isLastEpoch(ev.back()) ? RunEnd : EpochEnd;
+    default:  // the metrics line (validation done, before saving), the summary
       return EpochEnd;
   }
 }
@@ -182,9 +191,9 @@ class TestKillStorm : public QObject {
     QVERIFY(QFile::exists(ref + "/weights/best.safetensors"));
     qInfo(
         "reference run %.1f s; mean phase lengths: start-up %.2f s, step %.2f s, validation %.2f s, "
-        "checkpoint write %.2f s, epoch end %.3f s",
+        "checkpoint write %.2f s, epoch end %.3f s, run end (plots) %.2f s",
         wall.elapsed() / 1000.0, timing.phase[Startup], timing.phase[Step], timing.phase[Validation],
-        timing.phase[CheckpointWrite], timing.phase[EpochEnd]);
+        timing.phase[CheckpointWrite], timing.phase[EpochEnd], timing.phase[RunEnd]);
 
     int kills = 0, rounds = 0, resumes = 0, partial_files = 0, kills_leaving_partials = 0;
     int planned[kTargets] = {}, landed[kTargets] = {};
@@ -229,6 +238,9 @@ class TestKillStorm : public QObject {
               break;
             case CheckpointWrite:
               opens = [](const StampedEvent& e) { return isPhase(e, TrainPhase::Saving); };
+              break;
+            case RunEnd:  // none when this child has no epoch left to train: it then finishes unharmed
+              opens = isLastEpoch;
               break;
             default:
               opens = [end_at](const StampedEvent& e) {

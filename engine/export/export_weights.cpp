@@ -140,7 +140,8 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
                               : std::to_string(used.size()) + " letterboxed image(s) from " + o.verify_source;
   ExportVerification v;
   std::string how;
-  if (lm.model->end2end() && o.end2end) {
+  const bool end2end = lm.model->end2end() && o.end2end;  // the NMS-free graph: ONNX Runtime alone runs it
+  if (end2end) {
     // OpenCV 4.6 cannot load the graph (no TopK): ONNX Runtime runs it; OpenCV's error goes in the report.
     if (o.half) {
       torch::NoGradGuard no_grad;
@@ -167,12 +168,8 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
       how = " (fused, same fp16-rounded weights) on the file with its " + std::to_string(widened) +
             " FLOAT16 initializers decoded to fp32 (the file itself: " + why + ")";
     }
-    const auto [boxes, scores] = onnx_export::torchOutputDiff(lm.model, fused.model, inputs);
-    v.fp16_effect_measured = true;
-    v.fp16_effect_boxes = boxes;
-    v.fp16_effect_scores = scores;
   }
-  if (!v.ran && !v.method.empty() && !(lm.model->end2end() && o.end2end)) {
+  if (!v.ran && !v.method.empty() && !end2end) {
     // OpenCV DNN is there but cannot load the file (its 4.7 and later import no symbolic sizes,
     // opencv/opencv#26141: a dynamic graph fails at the first Concat after a Resize): ONNX Runtime verifies
     // the file itself, and the report keeps OpenCV's error.
@@ -182,11 +179,14 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
     if (!rt.ran) rt.note = v.note + "; " + rt.note;
     if (o.dynamic)
       rt.note = "for OpenCV DNN, export with dynamic=false" + (rt.note.empty() ? "" : "; " + rt.note);
-    rt.fp16_effect_measured = v.fp16_effect_measured;
-    rt.fp16_effect_boxes = v.fp16_effect_boxes;
-    rt.fp16_effect_scores = v.fp16_effect_scores;
     how = o.half ? " (fused, same fp16-rounded weights) on the fp16 file itself" : " (unfused)";
     v = rt;
+  }
+  if (o.half && !end2end) {  // whichever runtime verified the file
+    const auto [boxes, scores] = onnx_export::torchOutputDiff(lm.model, fused.model, inputs);
+    v.fp16_effect_measured = true;
+    v.fp16_effect_boxes = boxes;
+    v.fp16_effect_scores = scores;
   }
   v.method = "ONNX checker + " + (v.method.empty() ? std::string("(no second runtime)") : v.method) + how +
              " on " + what + (v.input_shapes.empty() ? "" : ", inputs " + shapesText(v.input_shapes));

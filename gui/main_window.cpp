@@ -268,12 +268,15 @@ void MainWindow::openQuickStartDataset(const QString& yaml) {
   dataset_->openDataset(yaml);
   tabs_->setCurrentWidget(training_);
   const ywb::TrainArgs a = hyper_->args();
+  const ywb::QuickStart q = ywb::quickStart();
   const QString line = tr("Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the "
-                          "Training tab (about 4 minutes on 2 CPU cores)")
+                          "Training tab (about %5-%6 minutes on 2 CPU cores)")
                            .arg(QString::fromStdString(a.model))
                            .arg(a.epochs)
                            .arg(a.imgsz)
-                           .arg(yaml);
+                           .arg(yaml)
+                           .arg(q.cpu_minutes_avx512)
+                           .arg(q.cpu_minutes_avx2);
   log_->appendLine(line);
   statusBar()->showMessage(line);
 }

@@ -2,9 +2,9 @@
 # YOLO Workbench quick start: installs what is missing, builds, then either opens the GUI with the quick
 # start set up (a display is available: shapes dataset open, quick settings filled in, Training tab ready
 # for Start) or runs the main job on the command line (`ywb quickstart`: environment doctor, then a YOLOv8n
-# trained on the generated shapes dataset to COCO-exact mAP50 above 0.5 in about 4 minutes on 2 CPU cores,
-# its per-class table, predictions on a few validation images, and what to do next). Both paths read the
-# same settings (ywb::quickStart).
+# trained on the generated shapes dataset to COCO-exact mAP50 above 0.5 in about 4 minutes on 2 CPU cores
+# (10 on AVX2-only ones), its per-class table, predictions on a few validation images, and what to do
+# next). Both paths read the same settings (ywb::quickStart).
 # Usage: installer/quickstart.sh        (YWB_NO_GUI=1 forces the command-line path; extra arguments go to
 #                                        `ywb quickstart`, e.g. epochs=20 device=0)
 set -euo pipefail

@@ -927,8 +927,8 @@
         <translation>快速开始：无法生成数据集：%1</translation>
     </message>
     <message>
-        <source>Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the Training tab (about 4 minutes on 2 CPU cores)</source>
-        <translation>快速开始：已设置 %1，在 %4 上训练 %2 轮，imgsz %3；请在“训练”页点击“开始”（2 个 CPU 核心约 4 分钟）</translation>
+        <source>Quick start: %1 for %2 epochs at imgsz %3 on %4 is set up; press Start in the Training tab (about %5-%6 minutes on 2 CPU cores)</source>
+        <translation>快速开始：已设置 %1，在 %4 上训练 %2 轮，imgsz %3；请在“训练”页点击“开始”（2 个 CPU 核心约 %5-%6 分钟）</translation>
     </message>
     <message>
         <source>Open</source>

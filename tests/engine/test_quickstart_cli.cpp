@@ -23,6 +23,10 @@ class TestQuickstartCli : public QObject {
     // The dataset was generated where asked, with the quick-start sizes (ywb::quickStart owns them).
     const ywb::QuickStart q = ywb::quickStart(data.toStdString());
     QCOMPARE(QDir(data + "/images/train").entryList(QDir::Files).size(), q.dataset.train);
+    // The time it announces is the quick start's measured minutes for all its epochs (4 on AVX-512 cores, 10
+    // on AVX2-only ones) in proportion to the one epoch asked for: 4/80 min = 3 s, 10/80 min = 7.5 s.
+    QCOMPARE(q.train.epochs, 80);
+    QVERIFY2(out.contains("1 epochs at imgsz 160, device cpu (2 CPU cores: about 3-8 s)"), qPrintable(out));
     // The per-class table of the best epoch: its header and one row per shapes class (ywb::synthClassNames).
     QVERIFY2(out.contains(QRegularExpression("Class\\s+Instances\\s+P\\s+R\\s+mAP50\\s+mAP50-95")),
              qPrintable(out));

@@ -14,6 +14,9 @@ struct QuickStart {
   SynthOptions dataset;    ///< the shapes dataset to generate (dataset.out is its folder)
   TrainArgs train;         ///< training arguments; train.data is dataset.out + "/data.yaml"
   int predict_images = 4;  ///< validation images `ywb quickstart` runs prediction on
+  /// Minutes the training takes on 2 idle CPU cores with these settings: AVX-512 cores (the figure above)
+  /// and AVX2-only ones (README).
+  double cpu_minutes_avx512 = 4, cpu_minutes_avx2 = 10;
 };
 
 /// The quick-start settings with the dataset in `dataset_folder` (default "datasets/shapes-quick": a folder

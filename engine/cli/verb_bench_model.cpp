@@ -9,7 +9,7 @@ namespace {
 
 int runBenchModel(const Args& a) {
   a.requireKnown({"model", "nc", "imgsz", "batch", "device", "warmup", "iters", "threads", "loss", "amp",
-                  "seed", "channels_last", "cuda_graphs", "optimizer", "ops", "trace"});
+                  "seed", "channels_last", "cuda_graphs", "optimizer", "ops", "trace", "peak"});
   ModelBenchOptions o;
   o.model = a.str("model", o.model);
   o.nc = int(a.integer("nc", o.nc));
@@ -27,6 +27,7 @@ int runBenchModel(const Args& a) {
   o.optimizer = a.str("optimizer", o.optimizer);
   o.ops = int(a.integer("ops", o.ops));
   o.trace = a.str("trace", o.trace);
+  o.peak = a.boolean("peak", o.peak);
   const ModelBenchResult r = benchModel(o);
   std::cout << (a.json ? modelBenchJson(o, r) + "\n" : modelBenchText(o, r));
   return 0;
@@ -36,7 +37,7 @@ const RegisterVerb reg{
     {"bench model", "time forward, backward and optimizer step on synthetic input",
      "[model=yolov8n.yaml] [imgsz=320] [batch=8] [device=cpu] [iters=10] [warmup=2]\n"
      "       [threads=0] [loss=yolo|mse] [amp=false] [channels_last=false] [cuda_graphs=false] [nc=80]\n"
-     "       [seed=0] [optimizer=SGD|AdamW|MuSGD|...] [ops=N] [trace=FILE.json] [--json]\n\n"
+     "       [seed=0] [optimizer=SGD|AdamW|MuSGD|...] [peak=false] [ops=N] [trace=FILE.json] [--json]\n\n"
      "Trains on one synthetic batch (random pixels, random boxes) and prints the median time\n"
      "of each phase and images/s. The trainer's optimizer and parameter groups (lr 0.01,\n"
      "momentum 0.937, Nesterov, weight decay 5e-4 on weights); SGD unless optimizer= says.\n"
@@ -47,7 +48,10 @@ const RegisterVerb reg{
      "  threads=N    LibTorch intra-op threads (0 = all available CPUs)\n"
      "  amp=BOOL     autocast: float16 on CUDA, bfloat16 on a CPU\n"
      "  channels_last=BOOL  NHWC memory format for weights and input\n"
-     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)\n" +
+     "  cuda_graphs=BOOL    replay forward and backward as CUDA graphs (CUDA only)\n"
+     "  peak=BOOL    also time a square matrix product in the step's precision (1024 on a CPU,\n"
+     "               8192 on CUDA) and print the forward's and backward's FLOP rates as shares\n"
+     "               of it: how near the convolutions run to what this device's GEMM reaches\n" +
          opsHelp(),
      runBenchModel}};
 

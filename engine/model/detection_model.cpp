@@ -134,7 +134,8 @@ void DetectionModelImpl::fuse() {
   fused_ = true;
 }
 
-double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn, bool one2one) const {
+double DetectionModelImpl::trunkFlops(int64_t h, int64_t w, bool count_bn,
+                                      std::vector<std::pair<int64_t, int64_t>>* levels) const {
   std::vector<std::pair<int64_t, int64_t>> hw;
   double total = 0;
   int64_t ch = h, cw = w;
@@ -148,9 +149,22 @@ double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn, bool one2o
     ch = lf.out_h;
     cw = lf.out_w;
   }
+  levels->clear();
+  for (int f : spec_.layers.back().from) levels->push_back(hw[size_t(f)]);
+  return total;
+}
+
+double DetectionModelImpl::flops(int64_t h, int64_t w, bool count_bn, bool one2one) const {
   std::vector<std::pair<int64_t, int64_t>> levels;
-  for (int f : spec_.layers.back().from) levels.push_back(hw[size_t(f)]);
-  return total + detect_->flops(levels, count_bn, one2one);
+  const double trunk = trunkFlops(h, w, count_bn, &levels);
+  return trunk + detect_->flops(levels, count_bn, one2one);
+}
+
+double DetectionModelImpl::trainingFlops(int64_t h, int64_t w) const {
+  std::vector<std::pair<int64_t, int64_t>> levels;
+  const double trunk = trunkFlops(h, w, false, &levels);
+  return trunk + detect_->flops(levels, false, false) +
+         (end2end() ? detect_->flops(levels, false, true) : 0.0);
 }
 
 void DetectionModelImpl::freezeLayers(const std::vector<int>& layers) {

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/detect.h"
@@ -64,6 +65,9 @@ class DetectionModelImpl : public torch::nn::Module {
   /// Forward FLOPs (multiply-add = 2) for one h x w image; `count_bn` adds unfused BatchNorms like thop.
   /// The head counts its one-to-many branches, or with `one2one` its one-to-one ones.
   double flops(int64_t h, int64_t w, bool count_bn, bool one2one = false) const;
+  /// A training step's forward FLOPs for one h x w image: the trunk and every head branch forwardHeads runs
+  /// (an end-to-end head's one-to-many and one-to-one branches both), BatchNorm not counted.
+  double trainingFlops(int64_t h, int64_t w) const;
   /// The submodule of layer i ("model.<i>").
   std::shared_ptr<torch::nn::Module> layer(int i) const { return layers_[size_t(i)]; }
   int layers() const { return int(layers_.size()); }
@@ -86,6 +90,9 @@ class DetectionModelImpl : public torch::nn::Module {
   std::vector<at::Tensor> runBackbone(const at::Tensor& x, int last, const std::vector<bool>& keep);
   /// The head's inputs for x (checks x's shape).
   std::vector<at::Tensor> headInputs(const at::Tensor& x);
+  /// FLOPs of the layers before Detect for an h x w input; `levels` gets the sizes of Detect's inputs.
+  double trunkFlops(int64_t h, int64_t w, bool count_bn,
+                    std::vector<std::pair<int64_t, int64_t>>* levels) const;
 
   ModelSpec spec_;
   std::vector<LayerInfo> info_;

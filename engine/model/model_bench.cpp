@@ -45,6 +45,23 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The device's rate, in GFLOP/s, for an n x n matrix product in `dtype` (LibTorch's own GEMM: OpenBLAS or
+// oneDNN on a CPU, cuBLAS on CUDA): the most a step's convolutions, GEMMs themselves, come near on this
+// device. Median of 5 after one untimed product.
+double matmulRate(c10::Device dev, at::ScalarType dtype, int64_t n) {
+  const auto opts = at::TensorOptions(dev).dtype(dtype);
+  const at::Tensor a = at::rand({n, n}, opts), b = at::rand({n, n}, opts);
+  std::vector<double> s;
+  for (int i = 0; i < 6; ++i) {
+    if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+    const auto t0 = std::chrono::steady_clock::now();
+    const at::Tensor c = at::mm(a, b);
+    if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+    if (i > 0) s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return 2.0 * double(n) * double(n) * double(n) / median(s) / 1e9;
+}
+
 }  // namespace
 
 ModelBenchResult benchModel(const ModelBenchOptions& o) {
@@ -166,6 +183,17 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     r.step_min_ms = st.empty() ? 0 : *std::min_element(st.begin(), st.end());
     r.total_ms = median(tot);
     r.images_per_s = r.total_ms > 0 ? 1000.0 * o.batch / r.total_ms : 0;
+    // How near the step's kernels come to the device's rate: the forward's FLOPs are the model's count (what
+    // `model info` prints as GFLOPs, Ultralytics' convention); a convolution's backward computes an input and
+    // a weight gradient, each a product of the forward's size (the first layer's input gradient is skipped,
+    // so the backward figure is a slight overestimate).
+    r.forward_gflop = double(o.batch) * m->trainingFlops(o.imgsz, o.imgsz) / 1e9;
+    if (r.forward_ms > 0) r.forward_gflops_per_s = r.forward_gflop / (r.forward_ms / 1000.0);
+    if (r.backward_ms > 0) r.backward_gflops_per_s = 2.0 * r.forward_gflop / (r.backward_ms / 1000.0);
+    if (o.peak) {
+      r.matmul_n = dev.is_cuda() ? 8192 : 1024;
+      r.matmul_gflops_per_s = matmulRate(dev, amp ? amp_dtype : at::kFloat, r.matmul_n);
+    }
     return r;
   });
 }
@@ -183,8 +211,23 @@ std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r
       o.amp ? " amp" : "", o.channels_last ? " channels_last" : "", o.iters, o.warmup, r.forward_ms,
       r.loss_ms, r.backward_ms, r.step_ms, r.step_min_ms, r.total_ms, r.images_per_s, r.graphs.c_str(),
       r.gpu_mem_peak < 0 ? "-" : (std::to_string(r.gpu_mem_peak >> 20) + " MiB").c_str());
-  if (r.ops.steps > 0) return buf + opTimesText(r.ops);
-  return buf;
+  std::string text = buf;
+  std::snprintf(buf, sizeof buf,
+                "  rate      forward %.1f GFLOP/s, backward about %.1f GFLOP/s (%.2f GFLOP forward)\n",
+                r.forward_gflops_per_s, r.backward_gflops_per_s, r.forward_gflop);
+  text += buf;
+  if (r.matmul_gflops_per_s > 0) {
+    std::snprintf(
+        buf, sizeof buf,
+        "  peak      %lldx%lld %s matrix product %.1f GFLOP/s: forward at %.0f%%, backward at %.0f%% of it\n",
+        static_cast<long long>(r.matmul_n), static_cast<long long>(r.matmul_n),
+        o.amp ? (r.device.rfind("cuda", 0) == 0 ? "fp16" : "bf16") : "fp32", r.matmul_gflops_per_s,
+        100.0 * r.forward_gflops_per_s / r.matmul_gflops_per_s,
+        100.0 * r.backward_gflops_per_s / r.matmul_gflops_per_s);
+    text += buf;
+  }
+  if (r.ops.steps > 0) return text + opTimesText(r.ops);
+  return text;
 }
 
 std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r) {
@@ -206,11 +249,18 @@ std::string modelBenchJson(const ModelBenchOptions& o, const ModelBenchResult& r
                       {"step_min_ms", r.step_min_ms},
                       {"total_ms", r.total_ms},
                       {"images_per_s", r.images_per_s},
+                      {"forward_gflop", r.forward_gflop},
+                      {"forward_gflops_per_s", r.forward_gflops_per_s},
+                      {"backward_gflops_per_s", r.backward_gflops_per_s},
                       {"last_loss", r.last_loss},
                       {"channels_last", o.channels_last},
                       {"cuda_graphs", o.cuda_graphs},
                       {"graphs", r.graphs},
                       {"gpu_mem_peak", r.gpu_mem_peak}};
+  if (r.matmul_gflops_per_s > 0) {
+    j["matmul_n"] = r.matmul_n;
+    j["matmul_gflops_per_s"] = r.matmul_gflops_per_s;
+  }
   if (r.ops.steps > 0) j["operators"] = opTimesJson(r.ops);
   return j.dump();
 }

@@ -164,6 +164,15 @@ class TestModel : public QObject {
     // Unfused: Ultralytics' summary of yolov8n says 8.9 GFLOPs (its profiler also counts each BatchNorm).
     QVERIFY2(std::abs(n->flops(640, 640, true) / 1e9 - 8.9) < 0.05,
              std::to_string(n->flops(640, 640, true)).c_str());
+    // A training forward (what `bench model` rates) runs the same convolutions: 8.7 again, and 100x less at
+    // 64 px (every map divides by the largest stride, so FLOPs follow the area exactly).
+    QCOMPARE(n->trainingFlops(640, 640), n->flops(640, 640, false));
+    QCOMPARE(n->trainingFlops(640, 640), 100 * n->trainingFlops(64, 64));
+    // YOLO26's training forward also runs the one-to-one copy of the head, not a second trunk: more than the
+    // one-to-many count, less than twice it.
+    DetectionModel y26 = buildModel("yolo26n.yaml", 80);
+    const double o2m = y26->flops(640, 640, false), train = y26->trainingFlops(640, 640);
+    QVERIFY2(train > o2m && train < 2 * o2m, (std::to_string(train) + " vs " + std::to_string(o2m)).c_str());
   }
 
   void anchorsAndDecodeArithmetic() {

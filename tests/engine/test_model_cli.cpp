@@ -51,6 +51,23 @@ class TestModelCli : public QObject {
     QVERIFY(std::isfinite(j["last_loss"].toDouble()));
     QVERIFY(j["forward_ms"].toDouble() > 0 && j["backward_ms"].toDouble() > 0);
     QVERIFY(!j.contains("operators"));  // recorded only when asked
+    // The forward's FLOPs per step: 2 images of 64 px at yolov8n's 8.7 GFLOPs per 640 px image (Ultralytics'
+    // figure; FLOPs follow the area): 2 x 0.087. The rates are those FLOPs over the medians printed beside.
+    QVERIFY2(std::abs(j["forward_gflop"].toDouble() - 0.174) < 0.001, r.out.constData());
+    QCOMPARE(j["forward_gflops_per_s"].toDouble(),
+             j["forward_gflop"].toDouble() / (j["forward_ms"].toDouble() / 1000.0));
+    QCOMPARE(j["backward_gflops_per_s"].toDouble(),
+             2 * j["forward_gflop"].toDouble() / (j["backward_ms"].toDouble() / 1000.0));
+    QVERIFY(!j.contains("matmul_gflops_per_s"));  // timed only when asked
+    // peak=true: the device's own matrix-product rate, and the text's shares of it.
+    const Result p = ywbRun({"bench", "model", "imgsz=64", "batch=2", "iters=1", "warmup=0", "peak=true"});
+    QVERIFY2(p.code == 0, p.err.constData());
+    QVERIFY2(p.out.contains("1024x1024 fp32 matrix product") && p.out.contains("% of it"), p.out.constData());
+    const Result pj =
+        ywbRun({"bench", "model", "imgsz=64", "batch=2", "iters=1", "warmup=0", "peak=true", "--json"});
+    const QJsonObject k = QJsonDocument::fromJson(pj.out).object();
+    QCOMPARE(k["matmul_n"].toInt(), 1024);
+    QVERIFY2(k["matmul_gflops_per_s"].toDouble() > 0, pj.out.constData());
   }
 
   // ops=N: `iters` further steps with every operator recorded, the N with the most self time listed.

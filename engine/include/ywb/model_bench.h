@@ -26,6 +26,7 @@ struct ModelBenchOptions {
   std::string optimizer = "SGD";  ///< any of optimizerNames() but auto, with the trainer's parameter groups
   int ops = 0;        ///< > 0: min(iters, 5) further steps with every operator recorded; lists the top `ops`
   std::string trace;  ///< non-empty: those recorded steps also written there as a Chrome trace
+  bool peak = false;  ///< also time a large square matrix product in the step's precision (the device's rate)
 };
 
 struct ModelBenchResult {
@@ -39,6 +40,11 @@ struct ModelBenchResult {
   double step_min_ms = 0;  ///< optimizer step + zero_grad (fastest; less sensitive to a busy machine)
   double total_ms = 0;     ///< median of whole steps
   double images_per_s = 0;
+  double forward_gflop = 0;          ///< the model's forward FLOPs per step / 1e9 (batch x trainingFlops)
+  double forward_gflops_per_s = 0;   ///< forward_gflop over the median forward
+  double backward_gflops_per_s = 0;  ///< twice forward_gflop (input and weight gradients) over the backward
+  double matmul_gflops_per_s = 0;    ///< peak: the square matrix product's rate; 0 when not asked
+  int64_t matmul_n = 0;              ///< peak: its side
   double last_loss = 0;
   int64_t gpu_mem_peak = -1;  ///< bytes the CUDA caching allocator reserved at most while timed; -1 off CUDA
   std::string graphs;         ///< "off", "on (N replays)" or why graphs were turned off

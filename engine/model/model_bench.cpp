@@ -191,8 +191,10 @@ ModelBenchResult benchModel(const ModelBenchOptions& o) {
     if (r.forward_ms > 0) r.forward_gflops_per_s = r.forward_gflop / (r.forward_ms / 1000.0);
     if (r.backward_ms > 0) r.backward_gflops_per_s = 2.0 * r.forward_gflop / (r.backward_ms / 1000.0);
     if (o.peak) {
+      const at::ScalarType dtype = amp ? amp_dtype : at::kFloat;
       r.matmul_n = dev.is_cuda() ? 8192 : 1024;
-      r.matmul_gflops_per_s = matmulRate(dev, amp ? amp_dtype : at::kFloat, r.matmul_n);
+      r.matmul_dtype = dtype == at::kHalf ? "fp16" : dtype == at::kBFloat16 ? "bf16" : "fp32";
+      r.matmul_gflops_per_s = matmulRate(dev, dtype, r.matmul_n);
     }
     return r;
   });
@@ -220,9 +222,8 @@ std::string modelBenchText(const ModelBenchOptions& o, const ModelBenchResult& r
     std::snprintf(
         buf, sizeof buf,
         "  peak      %lldx%lld %s matrix product %.1f GFLOP/s: forward at %.0f%%, backward at %.0f%% of it\n",
-        static_cast<long long>(r.matmul_n), static_cast<long long>(r.matmul_n),
-        o.amp ? (r.device.rfind("cuda", 0) == 0 ? "fp16" : "bf16") : "fp32", r.matmul_gflops_per_s,
-        100.0 * r.forward_gflops_per_s / r.matmul_gflops_per_s,
+        static_cast<long long>(r.matmul_n), static_cast<long long>(r.matmul_n), r.matmul_dtype.c_str(),
+        r.matmul_gflops_per_s, 100.0 * r.forward_gflops_per_s / r.matmul_gflops_per_s,
         100.0 * r.backward_gflops_per_s / r.matmul_gflops_per_s);
     text += buf;
   }

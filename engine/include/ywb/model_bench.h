@@ -45,6 +45,7 @@ struct ModelBenchResult {
   double backward_gflops_per_s = 0;  ///< twice forward_gflop (input and weight gradients) over the backward
   double matmul_gflops_per_s = 0;    ///< peak: the square matrix product's rate; 0 when not asked
   int64_t matmul_n = 0;              ///< peak: its side
+  std::string matmul_dtype;          ///< peak: its precision, "fp32", "bf16" or "fp16" (the step's)
   double last_loss = 0;
   int64_t gpu_mem_peak = -1;  ///< bytes the CUDA caching allocator reserved at most while timed; -1 off CUDA
   std::string graphs;         ///< "off", "on (N replays)" or why graphs were turned off

@@ -203,6 +203,8 @@ QWidget* HyperparamsTab::makeEditor(const ywb::ArgSpec& spec) {
       auto* s = new CompactDoubleSpinBox(this);
       s->setRange(spec.min, spec.max);
       s->setSingleStep(std::pow(10.0, std::floor(std::log10(std::max(spec.max, 1e-9)))) / 100.0);
+      if (spec.name == "batch")
+        s->setSingleStep(1);  // a number for its AutoBatch fraction; sizes step by one
       s->setValue(QString::fromStdString(spec.default_text).toDouble());
       connect(s, &QDoubleSpinBox::valueChanged, this, changed);
       w = s;

@@ -34,8 +34,9 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
     d.cache_note = d.source->enableRamCache(std::max(1, options.workers));
     d.cache_fill_s = now() - t0;
   }
-  d.builder = std::make_unique<SampleBuilder>(d.source, options.augment && !options.rect,
+  d.builder = std::make_unique<SampleBuilder>(d.source, options.augment,
                                               options.augment ? options.hyp : AugmentParams::none());
+  d.multi_image_next = !options.rect;  // one image per sample in rectangular batches
   const bool mosaic_window = options.augment && !options.rect && options.recent_partners;
   const size_t window = RecentImages::capacityFor(d.split->images.size(), options.batch);
   if (mosaic_window) d.recent = std::make_unique<RecentImages>(window);
@@ -180,7 +181,7 @@ size_t DataLoader::size() const {
 
 void DataLoader::setMultiImageAugment(bool on) {
   std::lock_guard<std::mutex> lk(impl_->m);
-  impl_->multi_image_next = on;
+  impl_->multi_image_next = on && !impl_->opt.rect;
 }
 
 void DataLoader::setOrderResetEpoch(int epoch) {

@@ -21,7 +21,10 @@ struct LoaderOptions {
   int batch = 16;
   int workers = 0;      ///< worker threads; 0 = load in the thread that calls next() (PyTorch semantics)
   bool augment = true;  ///< Mosaic/perspective/MixUp/HSV/flips (training) or plain letterbox (validation)
-  bool rect = false;    ///< rectangular batches, aspect-sorted (validation); no shuffle, no Mosaic
+  /// Rectangular batches in aspect-sorted order, no shuffle, no Mosaic, MixUp or CutMix. Validation (no
+  /// augment): letterboxed, batch shapes padded by half a stride. Training (`rect=true`, augment): the
+  /// perspective, HSV and flips at the batch's shape, unpadded; both as Ultralytics.
+  bool rect = false;
   /// New permutation every epoch: on one rank Ultralytics' own order (ultralyticsTrainOrder: not keyed by
   /// seed, as in Ultralytics), across ranks one keyed by (seed, epoch) that every rank shares.
   bool shuffle = true;

@@ -41,7 +41,7 @@ void DataLoader::Impl::plan(int ep, bool multi, int reset) {
         const ImageRecord& r = split->images[order[p]];
         ar.push_back(double(r.height) / r.width);
       }
-      shapes[k] = rectBatchShape(ar, opt.imgsz, opt.stride);
+      shapes[k] = rectBatchShape(ar, opt.imgsz, opt.stride, rectBatchPad(opt.augment));
     }
   }
   epoch = ep;

@@ -230,10 +230,11 @@ Sample SampleBuilder::mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPoo
   return s;
 }
 
-Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws) const {
+Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws,
+                             cv::Size out) const {
   Sample s;
   const int sz = source_->imgsz();
-  const cv::Size out(sz, sz);
+  if (out.empty()) out = cv::Size(sz, sz);
   const cv::Mat img = fetch(index, s, /*fresh=*/true);
   const LetterboxInfo lb = letterboxGeometry(img.size(), out, false, false);
   const PerspectiveDraws pd = draws ? draws->perspective : drawPerspectiveParams(hyp_, rng);
@@ -246,7 +247,7 @@ Sample SampleBuilder::single(size_t index, Rng& rng, const Flips& f, const Sampl
     s.boxes = ultralyticsWarpBoxes(m, placed, out, scale);
     return s;
   }
-  // Letterbox (no upscaling) into imgsz x imgsz, folded into the warp as a scale + shift.
+  // Letterbox (no upscaling) into `out`, folded into the warp as a scale + shift.
   const cv::Matx33d m = perspectiveMatrix(pd, out, out);
   const cv::Matx33d pre(lb.ratio, 0, lb.left, 0, lb.ratio, lb.top, 0, 0, 1);
   std::vector<PixelBox> boxes;
@@ -307,10 +308,12 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
     flips.lr = hyp_.fliplr > 0 && rng_color.chance(hyp_.fliplr);
   }
   Sample s;
-  if (!augment_ || target != cv::Size(sz, sz)) {
+  if (!augment_) {
     s = letterboxed(index, target);
-    if (augment_ && flips.ud) flipVertical(s.image, s.boxes);
-    if (augment_ && flips.lr) flipHorizontal(s.image, s.boxes);
+  } else if (target != cv::Size(sz, sz)) {
+    // A rectangular training batch (rect=true): Ultralytics letterboxes to the batch's shape and warps at
+    // that size (no Mosaic border); one image per sample.
+    s = single(index, rng, flips, nullptr, target);
   } else {
     // A replay of Ultralytics' draws flips after the warp, as Ultralytics does (folded into the warp, a
     // flipped output column samples a point a rounding step away from Ultralytics').

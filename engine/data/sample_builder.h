@@ -30,7 +30,8 @@ class SampleBuilder {
 
   /// The sample for image `index` with all random choices drawn from `seed`. `multi_image` false turns
   /// Mosaic, MixUp and CutMix off (close_mosaic). `target` is the output size (w, h); empty means imgsz x
-  /// imgsz. Augmented samples with a non-square target (rect batches) get letterbox + HSV + flips only.
+  /// imgsz. Augmented samples with a non-square target (rect=true training batches) get one image,
+  /// letterboxed to the target and warped at that size, with HSV and flips (no Mosaic, MixUp or CutMix).
   /// Mosaic draws its three partners from `partners` (the loader's RecentImages window, as Ultralytics), or
   /// from the whole split when it is empty. `draws` (optional) replaces the seed's choices of Mosaic, its
   /// partners and centre, the perspective, the flips and the HSV gains by Ultralytics' own
@@ -54,7 +55,8 @@ class SampleBuilder {
                   const SampleDraws* draws) const;
   Sample mosaic4(size_t index, Rng& rng, const Flips& f, PartnerPool partners,
                  const SampleDraws* draws) const;
-  Sample single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws) const;
+  /// One image letterboxed into `out` (empty: imgsz x imgsz) and warped by the perspective at that size.
+  Sample single(size_t index, Rng& rng, const Flips& f, const SampleDraws* draws, cv::Size out = {}) const;
   Sample letterboxed(size_t index, cv::Size target) const;
   /// The image of `index`; `fresh` decodes it from its file even when the decoded-image buffer holds it (a
   /// sample's own image: so a file deleted or damaged after the scan is noticed every epoch).

@@ -49,5 +49,9 @@ UltralyticsLoaderReplay ultralyticsLoaderReplay(size_t n, int epoch, int reset_e
 /// is imgsz, the short side fits the most extreme aspect, both rounded up to a stride multiple with `pad`
 /// strides.
 cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad = 0.5);
+/// Ultralytics' `pad` for those shapes: half a stride for validation, none for training batches (rect=true).
+inline double rectBatchPad(bool training) {
+  return training ? 0.0 : 0.5;
+}
 
 }  // namespace ywb

@@ -44,6 +44,10 @@ std::shared_ptr<DistContext> joinDistributedRun(const TrainArgs& a) {
            "variables): run it with `ywb train`, which starts the ranks, or set torchrun's variables");
     return nullptr;
   }
+  if (a.batch < 0) {  // each rank would size its own: the global batch must be one number, given
+    fail("batch=", a.get("batch"),
+         " (AutoBatch) is not supported in distributed runs: give a global batch size (as Ultralytics)");
+  }
   if (a.batch < env.world) {
     fail("batch=", a.batch, " is the global batch and must be at least the world size ", env.world,
          " (each rank loads batch / world images)");

@@ -17,8 +17,8 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-double autoBatchFraction(bool cuda_graphs) {
-  return cuda_graphs ? kAutoBatchFraction / kGraphedStepMemoryFactor : kAutoBatchFraction;
+double autoBatchFraction(bool cuda_graphs, double target) {
+  return cuda_graphs ? target / kGraphedStepMemoryFactor : target;
 }
 
 AutoBatchResult chooseBatch(AutoBatchProbe& probe, double fraction, int fallback) {

@@ -35,9 +35,10 @@ constexpr double kAutoBatchFraction = 0.60;
 /// eager allocator's: its peak was 1.83-1.98x the eager one on the H100 (docs/PERFORMANCE.md, both GPU
 /// runs), and a batch sized for the eager step ran out of memory inside the capture.
 constexpr double kGraphedStepMemoryFactor = 2.0;
-/// The fraction of the GPU's memory an eager trial step may predict so that the run fits
-/// kAutoBatchFraction: that fraction, divided by kGraphedStepMemoryFactor with CUDA graphs.
-double autoBatchFraction(bool cuda_graphs);
+/// The fraction of the GPU's memory an eager trial step may predict so that the run fits `target` (the
+/// user's batch=0.70, else kAutoBatchFraction): that fraction, divided by kGraphedStepMemoryFactor with CUDA
+/// graphs.
+double autoBatchFraction(bool cuda_graphs, double target = kAutoBatchFraction);
 
 /// Profiles batch sizes 1, 2, 4, 8, 16 (stopping at the first out-of-memory), fits a line by least squares
 /// and returns floor((fraction * total - a) / k), never above a size that failed, within [1, 1024];

@@ -12,7 +12,7 @@
 namespace ywb {
 
 AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c10::Device device, bool amp,
-                             bool cuda_graphs) {
+                             bool cuda_graphs, double fraction) {
   AutoBatchResult r;
   r.batch = 16;
   r.fallback = true;
@@ -50,7 +50,7 @@ AutoBatchResult autoBatchFor(const std::string& model_yaml, int nc, int imgsz, c
     cuda::resetPeakStats(gpu);
   };
   StepProbe probe(step, memory);
-  r = chooseBatch(probe, autoBatchFraction(cuda_graphs));
+  r = chooseBatch(probe, autoBatchFraction(cuda_graphs, fraction));
   if (cuda_graphs && !r.fallback) r.note += "; CUDA graphs: the eager step's memory counted twice";
   return r;
 }

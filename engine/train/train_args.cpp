@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "train/auto_batch.h"
 #include "train/freeze_arg.h"
 #include "train/optimizer_names.h"
 
@@ -124,8 +125,23 @@ std::vector<std::string> choicesFor(const std::string& name) {
 std::string helpFor(const std::string& name, const std::string& help) {
   if (name == "optimizer")
     return help + ": " + namedOptimizerList() + " (any letter case), or auto. " + autoOptimizerRule();
+  if (name == "batch") {
+    return help + ": a size; -1 = AutoBatch, the largest batch whose step fits " +
+           std::to_string(int(std::lround(100 * kAutoBatchFraction))) +
+           "% of the GPU's memory; a number between 0 and 1 (e.g. 0.70) = AutoBatch at that fraction";
+  }
   return help;
 }
+
+// `batch` holds a size, -1, or (Ultralytics' third form) a fraction of the GPU's memory for AutoBatch, so
+// editors offer it as a number; the engine's own check (setBatch) says which numbers are valid.
+ArgType typeFor(const std::string& name, ArgType declared) {
+  return name == "batch" ? ArgType::Double : declared;
+}
+
+constexpr const char* kBatchForms =
+    "expected a batch size (a whole number from 1), -1 for AutoBatch, or a fraction of the GPU's memory "
+    "between 0 and 1 for AutoBatch at that fraction (e.g. 0.70)";
 
 // Ultralytics 8.3's multi_scale was a bool whose true drew sizes in [0.5, 1.5] x imgsz: the float 0.5 of 8.4
 // (whose range is imgsz x (1 +/- multi_scale)); false is 0. Numbers pass through.
@@ -155,6 +171,24 @@ bool isBooleanWord(const std::string& text) {
 }
 
 bool TrainArgs::set(const std::string& key, const std::string& text) {
+  if (key == "batch") {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    const bool number = !text.empty() && *end == '\0' && std::isfinite(v);
+    if (number && v > 0 && v < 1) {  // batch=0.70: AutoBatch at that fraction
+      batch = -1;
+      batch_fraction = v;
+    } else {
+      if (!number || v != std::floor(v) || v == 0) fail("batch=", text, ": ", kBatchForms);
+      const ArgSpec& spec = trainArgSpec(key);
+      if (v < spec.min || v > spec.max)
+        fail("batch=", text, " is outside the valid range [", toText(spec.min), ", ", toText(spec.max), "]");
+      batch = int(v);
+      batch_fraction = 0;
+    }
+    if (std::find(given.begin(), given.end(), key) == given.end()) given.push_back(key);
+    return true;
+  }
   const std::string value = key == "multi_scale" ? multiScaleFromBool(text)
                             : key == "cache"     ? cacheFromUltralytics(text)
                             : key == "optimizer" ? canonicalOptimizerName(text)
@@ -172,6 +206,15 @@ bool TrainArgs::set(const std::string& key, const std::string& text) {
 }
 
 std::string TrainArgs::get(const std::string& key) const {
+  if (key == "batch" && batch == -1 && batch_fraction > 0) {
+    // Ten digits unless they would read back as another value (0.99999999999 as "1", a batch size).
+    const std::string text = toText(batch_fraction);
+    if (std::strtod(text.c_str(), nullptr) == batch_fraction) return text;
+    std::ostringstream exact;
+    exact.precision(17);
+    exact << batch_fraction;
+    return exact.str();
+  }
 #define YWB_ARG_GET(T_, N_, D_, G_, LO_, HI_, H_) \
   if (key == #N_) return toText(N_);
   YWB_TRAIN_ARGS(YWB_ARG_GET)
@@ -191,7 +234,11 @@ void TrainArgs::validate() const {
       fail(spec.name, "=", v, ": expected one of ", list);
     }
   }
-  if (batch == 0) fail("batch=0: expected a positive batch size, or -1 for AutoBatch");
+  if (batch == 0) fail("batch=0: ", kBatchForms);
+  if (rect && ultralytics_stream >= 0) {
+    fail("rect=true with ultralytics_stream=", ultralytics_stream,
+         ": the replay is of Ultralytics' shuffled square batches (Mosaic draws included); use one of them");
+  }
   if (imgsz % 32 != 0)
     fail("imgsz=", imgsz, " must be a multiple of the largest stride, 32 (try ", (imgsz + 31) / 32 * 32, ")");
 }
@@ -205,7 +252,7 @@ const std::vector<ArgSpec>& trainArgSpecs() {
     s.name = #N_;                                  \
     s.group = G_;                                  \
     s.help = helpFor(#N_, H_);                     \
-    s.type = typeOf<T_>();                         \
+    s.type = typeFor(#N_, typeOf<T_>());           \
     s.default_text = toText(T_(D_));               \
     s.min = LO_;                                   \
     s.max = HI_;                                   \

@@ -147,9 +147,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   };
   s.loss = modelLoss(false);
   const std::vector<int64_t> strides = s.model->strides();
-  s.multi_scale.emplace(a.imgsz, a.multi_scale,
-                        int(strides.empty() ? 32 : *std::max_element(strides.begin(), strides.end())),
-                        uint64_t(a.seed));
+  const int max_stride = int(strides.empty() ? 32 : *std::max_element(strides.begin(), strides.end()));
+  s.multi_scale.emplace(a.imgsz, a.multi_scale, max_stride, uint64_t(a.seed));
   // A CUDA graph holds one input shape; multi-scale gives each batch its own, so such a run trains eagerly.
   bool graphs = a.cuda_graphs && !s.dist;
   if (graphs && s.multi_scale->on()) {
@@ -157,12 +156,24 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
     s.log("cuda_graphs=true is off for this run: multi_scale=" + a.get("multi_scale") +
           " resizes every batch, and a CUDA graph holds one input shape; training runs eagerly");
   }
+  if (graphs && a.rect) {
+    graphs = false;
+    s.log(
+        "cuda_graphs=true is off for this run: rect=true gives each batch its own shape, and a CUDA graph "
+        "holds one input shape; training runs eagerly");
+  }
+  if (a.rect) {
+    s.log("rect=true: training batches in aspect-ratio order, each at its own shape (long side " +
+          std::to_string(a.imgsz) + "); no shuffle, Mosaic, MixUp or CutMix, as Ultralytics");
+  }
   if (a.batch < 0) {
-    if (s.dist) fail("batch=-1 (AutoBatch) is not supported in distributed runs: give a global batch size");
-    // Sized for the largest batch multi-scale can draw (imgsz when it is off).
+    // AutoBatch (distributed runs refused it in joinDistributedRun), sized for the largest batch multi-scale
+    // can draw (imgsz when it is off).
     const AutoBatchResult ab =
-        autoBatchFor(src.yaml, s.nc, s.multi_scale->maxSize(), s.device, a.amp && s.device.is_cuda(), graphs);
+        autoBatchFor(src.yaml, s.nc, s.multi_scale->maxSize(), s.device, a.amp && s.device.is_cuda(), graphs,
+                     a.batch_fraction > 0 ? a.batch_fraction : kAutoBatchFraction);
     a.batch = ab.batch;
+    a.batch_fraction = 0;  // the checkpoints record the size chosen (args.yaml keeps what was asked)
     s.log(ab.note);
   }
 
@@ -173,6 +184,8 @@ void setupSession(TrainSession& s, const SafetensorsFile* resume) {
   lo.world = s.distWorld();
   lo.workers = a.workers;
   lo.augment = true;
+  lo.rect = a.rect;
+  lo.stride = max_stride;  // rect batch shapes
   lo.shuffle = true;
   lo.seed = uint64_t(a.seed);
   lo.pin_memory = s.device.is_cuda();

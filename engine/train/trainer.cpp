@@ -107,6 +107,7 @@ namespace {
 // Thrown when the device runs out of memory during a run's first epoch: the caller retries smaller.
 struct FirstEpochOom {
   std::string message, run_dir;
+  int batch = 0;  ///< the batch the run used (AutoBatch's choice for batch=-1 or a fraction)
 };
 
 // A resume of a run that has trained all its epochs: nothing to do, and how to train longer.
@@ -152,19 +153,20 @@ TrainSummary Trainer::run() {
     try {
       return runOnce(args);
     } catch (const FirstEpochOom& oom) {
-      if (retry >= 3 || args.batch <= 1) {
+      if (retry >= 3 || oom.batch <= 1) {
         const std::string why = oom.message + " (still out of memory after " + std::to_string(retry) +
                                 " retries with smaller batches; lower imgsz= or use a smaller model)";
         if (impl_->observer) impl_->observer->onPhase(TrainPhase::Failed, why);
         throw Error(why);
       }
-      const int smaller = args.batch / 2;
+      const int smaller = oom.batch / 2;
       if (impl_->observer) {
-        impl_->observer->onLog("out of memory in the first epoch with batch=" + std::to_string(args.batch) +
+        impl_->observer->onLog("out of memory in the first epoch with batch=" + std::to_string(oom.batch) +
                                ": freed the run's memory, retrying with batch=" + std::to_string(smaller) +
                                " (retry " + std::to_string(retry + 1) + " of 3)");
       }
       args.batch = smaller;
+      args.batch_fraction = 0;
       // Continue in the same run folder.
       const std::filesystem::path dir(oom.run_dir);
       args.project = dir.parent_path().string();
@@ -372,7 +374,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     if (s.dist) s.dist->reportFailure(why);
     // Out of memory before the first epoch of a fresh run completed: the caller halves the batch.
     if (!s.dist && isOutOfMemory(why) && s.args.resume.empty() && s.epochs_run == 0 && !s.run_dir.empty()) {
-      throw FirstEpochOom{why, s.run_dir};
+      throw FirstEpochOom{why, s.run_dir, s.args.batch};
     }
     s.phase(TrainPhase::Failed, why);
     throw Error(why);

@@ -26,7 +26,7 @@ LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers) {
   lo.batch = batch;
   lo.workers = workers;
   lo.augment = false;
-  lo.rect = true;  // rectBatchShape()'s default pad 0.5 is Ultralytics' validation pad
+  lo.rect = true;  // with augment off: Ultralytics' validation batches (rectBatchPad)
   lo.shuffle = false;
   lo.exact_decode = true;
   lo.hyp = AugmentParams::none();

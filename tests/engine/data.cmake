@@ -11,3 +11,5 @@ ywb_add_test(test_hostile_files SOURCES test_hostile_files.cpp LABELS unit ENGIN
 # Ultralytics' training shuffle order (PyTorch's RandomSampler on its constant-seeded generator).
 ywb_add_test(test_sampler_order SOURCES test_sampler_order.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
 ywb_add_test(test_ultralytics_draws SOURCES test_ultralytics_draws.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
+# Rectangular training batches (rect=true): loader order and shapes, sample geometry, a run.
+ywb_add_test(test_rect_train SOURCES test_rect_train.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 180)

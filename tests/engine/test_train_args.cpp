@@ -284,6 +284,57 @@ class TestTrainArgs : public QObject {
     QCOMPARE(b.epochs, 3);
   }
 
+  // Ultralytics' three forms of batch (its train settings: 16, -1 = AutoBatch at 60% of the GPU's memory,
+  // 0.70 = AutoBatch at that fraction), read back as written so args.yaml round-trips; anything else is an
+  // error naming all three.
+  void batchSizeAutoBatchAndFraction() {
+    ywb::TrainArgs a;
+    QVERIFY(a.set("batch", "0.70"));
+    QCOMPARE(a.batch, -1);
+    QCOMPARE(a.batch_fraction, 0.70);
+    QCOMPARE(a.get("batch"), std::string("0.7"));
+    QCOMPARE(ywb::changedTrainArgs(a).at("batch"), std::string("0.7"));
+    a.validate();
+    ywb::TrainArgs b;
+    QVERIFY(ywb::loadTrainArgsYamlText(ywb::trainArgsToYaml(a), "args.yaml", b).empty());
+    QCOMPARE(b.batch, -1);
+    QCOMPARE(b.batch_fraction, 0.70);
+    QVERIFY(QString::fromStdString(ywb::trainArgsToYaml(b)).contains("\nbatch: 0.7\n"));
+    QVERIFY(a.set("batch", "0.99999999999"));  // written so that it reads back as a fraction, not as 1
+    ywb::TrainArgs c;
+    QVERIFY(c.set("batch", a.get("batch")));
+    QCOMPARE(c.batch, -1);
+    QCOMPARE(c.batch_fraction, 0.99999999999);
+    QVERIFY(a.set("batch", "-1"));  // AutoBatch at its default fraction: no fraction kept
+    QCOMPARE(a.batch_fraction, 0.0);
+    QCOMPARE(a.get("batch"), std::string("-1"));
+    QVERIFY(a.set("batch", "0.5"));
+    QVERIFY(a.set("batch", "32"));  // a size clears the fraction
+    QCOMPARE(a.batch, 32);
+    QCOMPARE(a.batch_fraction, 0.0);
+    QCOMPARE(a.get("batch"), std::string("32"));
+    QVERIFY(a.set("batch", "64.0"));  // a whole number written as a float (YAML from Python)
+    QCOMPARE(a.batch, 64);
+    for (const char* bad : {"0", "1.5", "-0.5", "many", "", "nan", "inf"}) {
+      const QString e = qErrorOf([&] { a.set("batch", bad); });
+      QVERIFY2(e.contains(QString("batch=%1: expected a batch size").arg(bad)) &&
+                   e.contains("-1 for AutoBatch") && e.contains("between 0 and 1"),
+               qPrintable(e));
+    }
+    QVERIFY(qErrorOf([&] {
+              a.set("batch", "5000");
+            }).contains("batch=5000 is outside the valid range [-1, 4096]"));
+    QVERIFY(
+        qErrorOf([&] { a.set("batch", "-2"); }).contains("batch=-2 is outside the valid range [-1, 4096]"));
+    QCOMPARE(a.batch, 64);  // a refused value changes nothing
+    // Editors offer it as a number, and its help names the three forms with AutoBatch's own default.
+    const ywb::ArgSpec& spec = ywb::trainArgSpec("batch");
+    QVERIFY(spec.type == ywb::ArgType::Double);
+    QVERIFY2(QString::fromStdString(spec.help).contains("60% of the GPU's memory") &&
+                 QString::fromStdString(spec.help).contains("0.70"),
+             spec.help.c_str());
+  }
+
   // core/text.h, the small rules every parser above goes through. Expected values by hand: white space is
   // std::isspace's six characters; only ASCII letters change case (the UTF-8 bytes of "Ä", C3 84, do not);
   // the switch words are Ultralytics' CLI's.

@@ -113,6 +113,15 @@ class TestTrainParts : public QObject {
       FakeGpu graphed(80 * GiB, 2 * GiB, GiB / 2, 0);
       QCOMPARE(ywb::chooseBatch(graphed, ywb::autoBatchFraction(true)).batch, 44);
       QCOMPARE(ywb::autoBatchFraction(false), ywb::kAutoBatchFraction);
+      // batch=0.70, 2 GiB + 100 MiB fixed: 70% of 80 = 56 GiB -> (56 - 2.0977) / 0.5 = 107.8 -> 107 images;
+      // with graphs (0.35 x 80 - 2.0977) / 0.5 = 51.8 -> 51 (sizes clear of whole numbers, so no rounding
+      // of the fraction can move them).
+      const int64_t base = 2 * GiB + 100 * (1LL << 20);
+      FakeGpu seventy(80 * GiB, base, GiB / 2, 0), seventy_graphed(80 * GiB, base, GiB / 2, 0);
+      const ywb::AutoBatchResult r70 = ywb::chooseBatch(seventy, ywb::autoBatchFraction(false, 0.70));
+      QCOMPARE(r70.batch, 107);
+      QVERIFY2(QString::fromStdString(r70.note).contains("batch=107 for 70% of 80.00 GiB"), r70.note.c_str());
+      QCOMPARE(ywb::chooseBatch(seventy_graphed, ywb::autoBatchFraction(true, 0.70)).batch, 51);
     }
     {
       // Runs out of memory at 8: the search stops there and never answers 8 or more, even though the

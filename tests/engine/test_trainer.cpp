@@ -254,7 +254,31 @@ class TestTrainer : public QObject {
     } catch (const ywb::Error& e) {
       QVERIFY2(QString(e.what()).contains("still out of memory after 3 retries"), e.what());
     }
+    // AutoBatch (batch=0.5, Ultralytics' fraction form): its choice is what gets halved. On this CPU it takes
+    // the default 16 (no GPU memory to read); the 8 training images make every step 8 images (> 4): 16 ->
+    // 8 -> 4, then it trains. (It used to give up at once: the retry halved the -1 it was given.)
+    qputenv("YWB_FAKE_OOM_ABOVE_BATCH", "4");
+    ywb::TrainArgs autobatch = args;
+    autobatch.name = "autobatch";
+    QVERIFY(autobatch.set("batch", "0.5"));
+    struct Logs3 : ywb::TrainObserver {
+      void onLog(const std::string& l) override { lines.push_back(l); }
+      std::vector<std::string> lines;
+    } logs3;
+    ywb::Trainer t3(autobatch);
+    t3.setObserver(&logs3);
+    const ywb::TrainSummary s3 = t3.run();
     qunsetenv("YWB_FAKE_OOM_ABOVE_BATCH");
+    QCOMPARE(s3.epochs_completed, 1);
+    QStringList said;
+    for (const auto& l : logs3.lines) said << QString::fromStdString(l);
+    const QString log = said.join("\n");
+    QVERIFY2(log.contains("AutoBatch needs a CUDA device; using batch=16 on cpu"), qPrintable(log));
+    QVERIFY2(log.contains("out of memory in the first epoch with batch=16: freed the run's memory, retrying "
+                          "with batch=8") &&
+                 log.contains("with batch=8: freed the run's memory, retrying with batch=4"),
+             qPrintable(log));
+    QVERIFY(QString::fromStdString(ywb::readFile(s3.run_dir + "/args.yaml")).contains("batch: 4"));
   }
 
   // Ultralytics' trainer seeds torch right before it builds the model with init_seeds(seed + 1 + RANK), and

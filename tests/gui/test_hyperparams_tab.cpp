@@ -159,6 +159,28 @@ class TestHyperparamsTab : public QObject {
     QCOMPARE(tab.args().optimizer, std::string("AdamW"));
   }
 
+  void batchTakesUltralyticsThreeForms() {
+    // batch=16, -1 (AutoBatch) or 0.70 (AutoBatch at 70% of the GPU's memory; the engine's rule,
+    // test_train_args): the editor is a number field that steps sizes by one and shows what the engine keeps.
+    HyperparamsTab tab;
+    auto* batch = qobject_cast<QDoubleSpinBox*>(tab.editor("batch"));
+    QVERIFY(batch);
+    QCOMPARE(batch->value(), 16.0);
+    QCOMPARE(batch->singleStep(), 1.0);
+    QVERIFY(tab.setValue("batch", "0.7"));
+    QCOMPARE(tab.args().batch, -1);
+    QCOMPARE(tab.args().batch_fraction, 0.7);
+    QCOMPARE(batch->value(), 0.7);
+    QCOMPARE(batch->text(), QString("0.7"));
+    QVERIFY(tab.modified().contains("batch"));
+    QVERIFY(!tab.setValue("batch", "2.5"));  // neither a size nor a fraction: refused, nothing changes
+    QCOMPARE(tab.args().batch_fraction, 0.7);
+    batch->setValue(24);  // as a user types it
+    QCOMPARE(tab.args().batch, 24);
+    QCOMPARE(tab.args().batch_fraction, 0.0);
+    QCOMPARE(batch->text(), QString("24"));
+  }
+
   void roundTripThroughYaml() {
     QTemporaryDir dir;
     const QString user = dir.path() + "/user.yaml";

@@ -31,6 +31,9 @@
   X(bool, cache, false, "data", 0, 0,                                                                        \
     "Cache decoded, resized images in RAM (checked against free memory); Ultralytics' ram is true, its "     \
     "disk (.npy files) reads the images each epoch as false does")                                           \
+  X(bool, rect, false, "data", 0, 0,                                                                         \
+    "Rectangular training batches: images in aspect-ratio order, each batch at its own shape with the "      \
+    "long side imgsz (fewer pixels on non-square images); no shuffle, Mosaic, MixUp or CutMix")              \
   X(std::string, model, "yolov8n.yaml", "model", 0, 0,                                                       \
     "Model YAML (yolov8n.yaml ... yolo26x.yaml or a path), or weights to fine-tune (.pt, .safetensors)")     \
   X(std::string, pretrained, "", "model", 0, 0,                                                              \
@@ -67,7 +70,7 @@
     "averaging 1 (0 = off)")                                                                                 \
   X(double, dfl, 1.5, "loss", 0.0, 100.0, "Distribution focal loss gain")                                    \
   YWB_AUGMENT_ARGS(X)                                                                                        \
-  X(int, batch, 16, "hardware", -1, 4096, "Batch size, global across ranks (-1 = AutoBatch)")                \
+  X(int, batch, 16, "hardware", -1, 4096, "Batch size, global across ranks")                                 \
   X(std::string, device, "", "hardware", 0, 0, "cpu, 0, or 0,1,2,3 (empty: first GPU if any, else cpu)")     \
   X(int, workers, 8, "hardware", 0, 256, "Data loader worker threads")                                       \
   X(bool, amp, true, "hardware", 0, 0, "Mixed precision (fp16 on CUDA, bf16 on CPU) after a sanity check")   \
@@ -130,6 +133,11 @@ struct TrainArgs {
   /// directly are not listed. With `resume`, these are the arguments the caller asks to change (see
   /// resolveTrainArgs). Not an argument itself: never written to args.yaml.
   std::vector<std::string> given;
+  /// Ultralytics' third form of `batch`: a number between 0 and 1 (batch=0.70) is AutoBatch sized to that
+  /// fraction of the GPU's memory. set("batch", "0.70") stores it here with batch = -1, and get("batch")
+  /// gives it back, so args.yaml records it as written; 0 when batch is a size, or -1 (AutoBatch at its
+  /// default fraction, kAutoBatchFraction).
+  double batch_fraction = 0;
 };
 
 enum class ArgType { Int, Double, Bool, String };

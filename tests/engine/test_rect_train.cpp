@@ -2,7 +2,7 @@
 // samples' geometry, and a real run with it.
 #include <QTemporaryDir>
 #include <QtTest>
-#include <algorithm>
+#include <cmath>
 
 #include "core/atomic_file.h"
 #include "data/dataset_scanner.h"
@@ -152,18 +152,12 @@ class TestRectTrain : public QObject {
     const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {16, 4, 96, 8, 4});
     ywb::TrainArgs args = ywb::test::withArgs(ywb::test::tinyRunArgs(data, dir.path().toStdString()),
                                               {{"rect", "true"}, {"epochs", "1"}});
-    struct Logs : ywb::TrainObserver {
-      void onLog(const std::string& l) override { lines.push_back(l); }
-      std::vector<std::string> lines;
-    } logs;
+    ywb::test::LogLines logs;
     ywb::Trainer t(args);
     t.setObserver(&logs);
     const ywb::TrainSummary s = t.run();
     QCOMPARE(s.epochs_completed, 1);
-    const bool said = std::any_of(logs.lines.begin(), logs.lines.end(), [](const std::string& l) {
-      return l.rfind("rect=true: training batches in aspect-ratio order", 0) == 0;
-    });
-    QVERIFY(said);
+    QVERIFY(logs.said("rect=true: training batches in aspect-ratio order"));
     QVERIFY(QString::fromStdString(ywb::readFile(s.run_dir + "/args.yaml")).contains("\nrect: true\n"));
     args.ultralytics_stream = 2;
     QVERIFY(qErrorOf([&] { args.validate(); }).contains("rect=true with ultralytics_stream=2"));

@@ -232,10 +232,7 @@ class TestTrainer : public QObject {
     ywb::TrainArgs args = ywb::test::tinyRunArgs(data, dir.path().toStdString());
     args.epochs = 1;
     qputenv("YWB_FAKE_OOM_ABOVE_BATCH", "2");
-    struct Logs : ywb::TrainObserver {
-      void onLog(const std::string& l) override { lines.push_back(l); }
-      std::vector<std::string> lines;
-    } logs;
+    ywb::test::LogLines logs;
     ywb::Trainer t(args);
     t.setObserver(&logs);
     const ywb::TrainSummary s = t.run();
@@ -261,10 +258,7 @@ class TestTrainer : public QObject {
     ywb::TrainArgs autobatch = args;
     autobatch.name = "autobatch";
     QVERIFY(autobatch.set("batch", "0.5"));
-    struct Logs3 : ywb::TrainObserver {
-      void onLog(const std::string& l) override { lines.push_back(l); }
-      std::vector<std::string> lines;
-    } logs3;
+    ywb::test::LogLines logs3;
     ywb::Trainer t3(autobatch);
     t3.setObserver(&logs3);
     const ywb::TrainSummary s3 = t3.run();

@@ -60,6 +60,17 @@ inline TrainArgs withArgs(TrainArgs args, const std::vector<std::pair<std::strin
   return args;
 }
 
+/// Keeps a run's log lines; `said(prefix)`: whether one starts with `prefix`.
+struct LogLines : ywb::TrainObserver {
+  void onLog(const std::string& l) override { lines.push_back(l); }
+  bool said(const std::string& prefix) const {
+    for (const auto& l : lines)
+      if (l.rfind(prefix, 0) == 0) return true;
+    return false;
+  }
+  std::vector<std::string> lines;
+};
+
 /// Stops the run after epoch `at` (0-based) has been saved; keeps the run's log lines.
 class StopAfterEpoch : public ywb::TrainObserver {
  public:

@@ -134,7 +134,7 @@ std::string helpFor(const std::string& name, const std::string& help) {
 }
 
 // `batch` holds a size, -1, or (Ultralytics' third form) a fraction of the GPU's memory for AutoBatch, so
-// editors offer it as a number; the engine's own check (setBatch) says which numbers are valid.
+// editors offer it as a number; TrainArgs::set says which numbers are valid.
 ArgType typeFor(const std::string& name, ArgType declared) {
   return name == "batch" ? ArgType::Double : declared;
 }
@@ -174,7 +174,9 @@ bool TrainArgs::set(const std::string& key, const std::string& text) {
   if (key == "batch") {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
-    const bool number = !text.empty() && *end == '\0' && std::isfinite(v);
+    // Decimal only (strtod would also take hex, "inf" and "nan").
+    const bool number = !text.empty() && *end == '\0' && std::isfinite(v) &&
+                        text.find_first_not_of("0123456789.+-eE") == std::string::npos;
     if (number && v > 0 && v < 1) {  // batch=0.70: AutoBatch at that fraction
       batch = -1;
       batch_fraction = v;

@@ -315,7 +315,7 @@ class TestTrainArgs : public QObject {
     QCOMPARE(a.get("batch"), std::string("32"));
     QVERIFY(a.set("batch", "64.0"));  // a whole number written as a float (YAML from Python)
     QCOMPARE(a.batch, 64);
-    for (const char* bad : {"0", "1.5", "-0.5", "many", "", "nan", "inf"}) {
+    for (const char* bad : {"0", "1.5", "-0.5", "many", "", "nan", "inf", "0x10"}) {
       const QString e = qErrorOf([&] { a.set("batch", bad); });
       QVERIFY2(e.contains(QString("batch=%1: expected a batch size").arg(bad)) &&
                    e.contains("-1 for AutoBatch") && e.contains("between 0 and 1"),

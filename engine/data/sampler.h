@@ -45,13 +45,15 @@ struct UltralyticsLoaderReplay {
 UltralyticsLoaderReplay ultralyticsLoaderReplay(size_t n, int epoch, int reset_epoch,
                                                 bool prefetching = true);
 
-/// Ultralytics' rectangular batch shape (w, h) for images with aspect ratios h/w in `aspects`: the long side
-/// is imgsz, the short side fits the most extreme aspect, both rounded up to a stride multiple with `pad`
-/// strides.
-cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride, double pad = 0.5);
-/// Ultralytics' `pad` for those shapes: half a stride for validation, none for training batches (rect=true).
+/// Ultralytics' `pad` for rectangular batch shapes: half a stride for validation, none for training batches
+/// (rect=true).
 inline double rectBatchPad(bool training) {
   return training ? 0.0 : 0.5;
 }
+/// Ultralytics' rectangular batch shape (w, h) for images with aspect ratios h/w in `aspects`: the long side
+/// is imgsz, the short side fits the most extreme aspect, both rounded up to a stride multiple with `pad`
+/// strides (validation's by default).
+cv::Size rectBatchShape(const std::vector<double>& aspects, int imgsz, int stride,
+                        double pad = rectBatchPad(false));
 
 }  // namespace ywb

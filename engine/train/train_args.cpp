@@ -183,9 +183,9 @@ bool TrainArgs::set(const std::string& key, const std::string& text) {
     } else {
       if (!number || v != std::floor(v) || v == 0) fail("batch=", text, ": ", kBatchForms);
       const ArgSpec& spec = trainArgSpec(key);
-      if (v < spec.min || v > spec.max)
-        fail("batch=", text, " is outside the valid range [", toText(spec.min), ", ", toText(spec.max), "]");
-      batch = int(v);
+      double size = 0;
+      parseInto(key, text, spec.min, spec.max, size);  // the table's range and message
+      batch = int(size);
       batch_fraction = 0;
     }
     if (std::find(given.begin(), given.end(), key) == given.end()) given.push_back(key);

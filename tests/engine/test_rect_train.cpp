@@ -19,25 +19,13 @@
 
 namespace {
 
-// The synthetic shapes set at 160 px: each image is 160 on one side and 120-160 on the other (h/w from 0.75
-// to 1.33), so sorted batches of four have shapes of their own.
-struct Synth {
-  QTemporaryDir dir;
-  std::string yaml;
-  Synth() {
-    ywb::SynthOptions o;
-    o.out = dir.path().toStdString();
-    o.train = 20;
-    o.val = 4;
-    o.imgsz = 160;
-    o.seed = 11;
-    o.workers = 2;
-    yaml = ywb::synthesizeDataset(o).data_yaml;
-  }
-  std::shared_ptr<ywb::ScannedSplit> train() const {
-    return std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(ywb::loadDataConfig(yaml), "train"));
-  }
-};
+// The synthetic shapes set at 160 px (tinyDataset: 20 training images, seed 11): each image is 160 on one
+// side and 120-160 on the other (h/w from 0.75 to 1.33), so sorted batches of four have shapes of their own.
+std::shared_ptr<ywb::ScannedSplit> synthTrain(const QTemporaryDir& dir) {
+  const std::string yaml =
+      ywb::test::tinyDataset(dir.path().toStdString(), {20, 4, 160, 11, ywb::SynthOptions{}.max_objects, 2});
+  return std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(ywb::loadDataConfig(yaml), "train"));
+}
 
 // At imgsz 640 (20 strides a side) sorted batches of these aspects get shapes of their own; at 160 (5
 // strides) the batches' extreme aspects round up to square.
@@ -69,8 +57,8 @@ class TestRectTrain : public QObject {
     // Ultralytics' rect training: the split sorted by h/w, the same order every epoch (no shuffle), each
     // batch at ceil(extreme aspect x imgsz / stride + pad) x stride with pad 0 (validation's is 0.5), one
     // image per sample (Mosaic off although mosaic=1.0, also when the trainer asks for multi-image samples).
-    Synth ds;
-    const auto split = ds.train();
+    QTemporaryDir dir;
+    const auto split = synthTrain(dir);
     ywb::DataLoader loader(split, rectTraining());
     loader.setMultiImageAugment(true);
     std::vector<std::string> first_epoch;
@@ -116,8 +104,8 @@ class TestRectTrain : public QObject {
     // With every augmentation at 0 the rect training path (letterbox folded into the perspective warp at the
     // batch's shape) must place the image and its boxes where the plain letterbox does (validation's path,
     // a separate implementation): boxes within 0.5 px, pixels within rounding of the two resizes.
-    Synth ds;
-    const auto split = ds.train();
+    QTemporaryDir dir;
+    const auto split = synthTrain(dir);
     auto source = std::make_shared<ywb::ImageSource>(split, 160);
     const ywb::SampleBuilder train(source, true, ywb::AugmentParams::none());
     const ywb::SampleBuilder plain(source, false, ywb::AugmentParams::none());

@@ -95,8 +95,9 @@ void AugmentationTab::setDataset(const QString& yaml) {
 void AugmentationTab::showModel() {
   const ywb::TrainArgs& a = model_->args();
   const ywb::AugmentParams p = ywb::augmentParamsOf(a);
-  bool changed = a.imgsz != imgsz_;
+  bool changed = a.imgsz != imgsz_ || a.rect != rect_;
   imgsz_ = a.imgsz;
+  rect_ = a.rect;
   for (const std::string& n : ywb::AugmentParams::names()) {
     const double v = p.get(n);
     if (v == params_.get(n)) continue;
@@ -148,6 +149,7 @@ void AugmentationTab::startRender() {
   o.imgsz = std::min(imgsz_, tile_->value());
   o.seed = seed_;
   o.count = count_->value();
+  o.rect = rect_;
   const bool new_renderer = !renderer_ || renderer_yaml_ != yaml_;
   if (new_renderer) renderer_.reset();
   renderer_yaml_ = yaml_;
@@ -168,16 +170,16 @@ void AugmentationTab::startRender() {
     const double ms = double(clock.nsecsElapsed()) / 1e6;
     QMetaObject::invokeMethod(
         self,
-        [self, holder, image, error, ms] {
+        [self, holder, image, error, ms, rect = o.rect] {
           if (!self) return;
           self->renderer_ = *holder;
-          self->finishRender(image, error, ms);
+          self->finishRender(image, error, ms, rect);
         },
         Qt::QueuedConnection);
   });
 }
 
-void AugmentationTab::finishRender(const QImage& image, const QString& error, double ms) {
+void AugmentationTab::finishRender(const QImage& image, const QString& error, double ms, bool rect) {
   busy_ = false;
   last_ms_ = ms;
   if (!error.isEmpty()) {
@@ -188,8 +190,12 @@ void AugmentationTab::finishRender(const QImage& image, const QString& error, do
     ++renders_;
     view_->setPixmap(
         QPixmap::fromImage(image_).scaled(view_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
-    status_->setText(
-        tr("Rendered %1 sample(s) in %2 ms (seed %3)").arg(count_->value()).arg(ms, 0, 'f', 0).arg(seed_));
+    QString text =
+        tr("Rendered %1 sample(s) in %2 ms (seed %3)").arg(count_->value()).arg(ms, 0, 'f', 0).arg(seed_);
+    if (rect)
+      text += "\n" + tr("rect=true: one image per sample at its own rectangular shape; no Mosaic, MixUp or "
+                        "CutMix, as training");
+    status_->setText(text);
     Q_EMIT rendered(ms);
   }
   if (again_) startRender();

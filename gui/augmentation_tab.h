@@ -56,11 +56,12 @@ class AugmentationTab : public QWidget {
   void showModel();
   void requestRender();
   void startRender();
-  void finishRender(const QImage& image, const QString& error, double ms);
+  void finishRender(const QImage& image, const QString& error, double ms, bool rect);
 
   QString yaml_;
   ywb::AugmentParams params_;
   int imgsz_ = 640;
+  bool rect_ = false;  ///< the model's rect: one image per sample at its rectangular shape
   quint64 seed_ = 0;
   QHash<QString, QDoubleSpinBox*> editors_;
   QSpinBox* count_ = nullptr;

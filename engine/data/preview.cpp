@@ -14,6 +14,7 @@
 #include "data/image_io.h"
 #include "data/image_source.h"
 #include "data/sample_builder.h"
+#include "data/sampler.h"
 
 namespace ywb {
 namespace {
@@ -62,14 +63,24 @@ RgbImage PreviewRenderer::render(const PreviewOptions& o) {
   const SampleBuilder builder(src, true, o.hyp);
   const int cols = int(std::ceil(std::sqrt(double(o.count))));
   const int rows = (o.count + cols - 1) / cols;
-  cv::Mat grid(rows * o.imgsz, cols * o.imgsz, CV_8UC3, cv::Scalar::all(114));
+  // A rect grid's surround is the GUI's dark background, so that each sample's shape shows against it.
+  cv::Mat grid(rows * o.imgsz, cols * o.imgsz, CV_8UC3,
+               o.rect ? cv::Scalar(26, 29, 35) : cv::Scalar::all(114));
   const size_t n = src->size();
   for (int i = 0; i < o.count; ++i) {
     const size_t index = size_t(mixSeed(o.seed, uint64_t(i), 0x50524556ull) % n);
-    Sample s = builder.build(index, mixSeed(o.seed, uint64_t(i)), true);
+    cv::Size target(o.imgsz, o.imgsz);
+    if (o.rect) {
+      const ImageRecord& r = impl_->split->images[index];
+      target = rectBatchShape({double(r.height) / r.width}, o.imgsz, o.stride, rectBatchPad(true));
+    }
+    // The trainer asks rect batches for single-image samples; a square shape would otherwise take Mosaic.
+    Sample s = builder.build(index, mixSeed(o.seed, uint64_t(i)), !o.rect, target);
     if (!s.rgb) cv::cvtColor(s.image, s.image, cv::COLOR_BGR2RGB);
     if (o.boxes) drawBoxes(s.image, drawnBoxes(s.boxes), impl_->split->names, /*bgr=*/false);
-    s.image.copyTo(grid(cv::Rect((i % cols) * o.imgsz, (i / cols) * o.imgsz, o.imgsz, o.imgsz)));
+    const int x = (i % cols) * o.imgsz + (o.imgsz - s.image.cols) / 2;
+    const int y = (i / cols) * o.imgsz + (o.imgsz - s.image.rows) / 2;
+    s.image.copyTo(grid(cv::Rect(x, y, s.image.cols, s.image.rows)));
   }
   RgbImage out;
   out.width = grid.cols;

@@ -41,8 +41,10 @@ inline double threadCpuSeconds() {
 }
 
 struct Sample {
-  cv::Mat image;                ///< 8-bit, 3 channels, BGR or RGB as `rgb` says
-  bool rgb = false;             ///< true when the channels are already R, G, B
+  cv::Mat image;  ///< 8-bit, 3 channels, BGR or RGB as `rgb` says
+  /// true when the channels are already in the order the model takes them (R, G, B), false when they are
+  /// to be reversed. A sample drawn for the bgr augmentation has it toggled: the model then takes B, G, R.
+  bool rgb = false;
   std::vector<PixelBox> boxes;  ///< in `image` pixels
   /// When not empty: `boxes` as centre x, y and width, height in pixels, rounded as Ultralytics rounds them
   /// (a replay of its draws, data/ultralytics_boxes.h); the loader passes these to the loss instead.

@@ -298,14 +298,18 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
   Rng rng_color(mixSeed(seed, 0x434F4C4F52ull));
   HsvGains gains;
   Flips flips;
+  bool bgr = false;
   if (draws) {
     gains.h = draws->hsv[0], gains.s = draws->hsv[1], gains.v = draws->hsv[2];
     gains.active = hsvEnabled(hyp_);
     flips.ud = draws->flip_ud, flips.lr = draws->flip_lr;
+    bgr = draws->bgr;
   } else {
     gains = drawHsvGains(hyp_, rng_color);
     flips.ud = hyp_.flipud > 0 && rng_color.chance(hyp_.flipud);
     flips.lr = hyp_.fliplr > 0 && rng_color.chance(hyp_.fliplr);
+    // Drawn last and only when asked for, so that bgr=0 draws as before and bgr changes nothing else.
+    bgr = hyp_.bgr > 0 && rng_color.chance(hyp_.bgr);
   }
   Sample s;
   if (!augment_) {
@@ -347,6 +351,9 @@ Sample SampleBuilder::build(size_t index, uint64_t seed, bool multi_image, cv::S
     if (draws && flips.lr) flipHorizontal(s.image, s.boxes);
   }
   if (augment_) s.rgb = applyHsv(s.image, gains, true);
+  // Ultralytics' bgr (Format, training only): the model takes this sample's channels in reverse order. The
+  // collate reads the order from `rgb`, so the swap costs no pixel work.
+  if (augment_ && bgr) s.rgb = !s.rgb;
   const ImageRecord& r = source_->split().images[index];
   s.path = r.image;
   s.meta.index = int(index);

@@ -50,7 +50,7 @@ struct Worker {
     }
     d.flip_ud = py.random() < hyp.flipud;
     d.flip_lr = py.random() < hyp.fliplr;
-    py.uniform(0, 1);  // Format's BGR test
+    d.bgr = !(py.uniform(0, 1) > hyp.bgr);  // Format reverses the channels to R, G, B when U(0, 1) > bgr
     return d;
   }
 };

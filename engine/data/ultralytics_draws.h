@@ -28,6 +28,7 @@ struct SampleDraws {
   bool mixup = false;   ///< MixUp's p test passed (the rest of MixUp is not replayed)
   bool cutmix = false;  ///< CutMix's p test passed (the rest of CutMix is not replayed)
   bool flip_ud = false, flip_lr = false;
+  bool bgr = false;           ///< Format's BGR test kept the channels as B, G, R (U(0, 1) <= bgr)
   double hsv[3] = {0, 0, 0};  ///< r = U(-1, 1) * (hsv_h, hsv_s, hsv_v)
 };
 

@@ -142,6 +142,10 @@
         <source>Rendered %1 sample(s) in %2 ms (seed %3)</source>
         <translation>已渲染 %1 个样本，用时 %2 毫秒（种子 %3）</translation>
     </message>
+    <message>
+        <source>rect=true: one image per sample at its own rectangular shape; no Mosaic, MixUp or CutMix, as training</source>
+        <translation>rect=true：每个样本一张图像，按其自身的矩形尺寸；与训练时一样，不使用 Mosaic、MixUp 或 CutMix</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::ClassHistogram</name>

@@ -13,3 +13,5 @@ ywb_add_test(test_sampler_order SOURCES test_sampler_order.cpp LABELS unit ENGIN
 ywb_add_test(test_ultralytics_draws SOURCES test_ultralytics_draws.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
 # Rectangular training batches (rect=true): loader order and shapes, sample geometry, a run.
 ywb_add_test(test_rect_train SOURCES test_rect_train.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 180)
+# The bgr augmentation (channel swap): what the model receives, its probability, the replay of Ultralytics'.
+ywb_add_test(test_bgr_augment SOURCES test_bgr_augment.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 120)

@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "data/dataset_scanner.h"
@@ -13,6 +14,7 @@
 #include "support/error_of.h"
 #include "support/tiny_run.h"
 #include "ywb/augment.h"
+#include "ywb/preview.h"
 #include "ywb/synth.h"
 #include "ywb/train_args.h"
 #include "ywb/trainer.h"
@@ -21,9 +23,10 @@ namespace {
 
 // The synthetic shapes set at 160 px (tinyDataset: 20 training images, seed 11): each image is 160 on one
 // side and 120-160 on the other (h/w from 0.75 to 1.33), so sorted batches of four have shapes of their own.
-std::shared_ptr<ywb::ScannedSplit> synthTrain(const QTemporaryDir& dir) {
+std::shared_ptr<ywb::ScannedSplit> synthTrain(const QTemporaryDir& dir, std::string* yaml_out = nullptr) {
   const std::string yaml =
       ywb::test::tinyDataset(dir.path().toStdString(), {20, 4, 160, 11, ywb::SynthOptions{}.max_objects, 2});
+  if (yaml_out) *yaml_out = yaml;
   return std::make_shared<ywb::ScannedSplit>(ywb::scanSplit(ywb::loadDataConfig(yaml), "train"));
 }
 
@@ -149,6 +152,54 @@ class TestRectTrain : public QObject {
     QVERIFY(QString::fromStdString(ywb::readFile(s.run_dir + "/args.yaml")).contains("\nrect: true\n"));
     args.ultralytics_stream = 2;
     QVERIFY(qErrorOf([&] { args.validate(); }).contains("rect=true with ultralytics_stream=2"));
+  }
+
+  void previewShowsEachSampleAtItsShape() {
+    // `ywb preview rect=true` and the Augmentation tab: each tile holds one sample at the rectangular shape
+    // of a batch of its image alone, centred on a dark surround (RGB 26, 29, 35). So the part of each tile
+    // that is not the surround is a centred rectangle whose size is rectBatchShape(training pad) of one of
+    // the split's images; without rect every tile is filled to the edge.
+    QTemporaryDir dir;
+    std::string yaml;
+    const auto split = synthTrain(dir, &yaml);
+    std::set<std::pair<int, int>> allowed;
+    for (const auto& r : split->images) {
+      const cv::Size s = ywb::rectBatchShape({aspect(r)}, kImgsz, 32, ywb::rectBatchPad(true));
+      allowed.insert({s.width, s.height});
+    }
+    ywb::PreviewRenderer renderer(yaml);
+    ywb::PreviewOptions o;
+    o.imgsz = kImgsz;
+    o.count = 4;
+    o.seed = 5;
+    for (bool rect : {true, false}) {
+      o.rect = rect;
+      const ywb::RgbImage img = renderer.render(o);
+      QCOMPARE(img.width, 2 * kImgsz);
+      int non_square = 0;
+      for (int t = 0; t < 4; ++t) {
+        int x0 = kImgsz, y0 = kImgsz, x1 = -1, y1 = -1;
+        for (int y = 0; y < kImgsz; ++y) {
+          for (int x = 0; x < kImgsz; ++x) {
+            const uint8_t* p =
+                &img.rgb[(size_t((t / 2) * kImgsz + y) * size_t(img.width) + size_t((t % 2) * kImgsz + x)) *
+                         3];
+            if (p[0] == 26 && p[1] == 29 && p[2] == 35) continue;
+            x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+          }
+        }
+        const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+        const QString at =
+            QString("rect %1 tile %2: %3x%4 at %5,%6").arg(rect).arg(t).arg(w).arg(h).arg(x0).arg(y0);
+        if (!rect) {
+          QVERIFY2(w == kImgsz && h == kImgsz, qPrintable(at));
+          continue;
+        }
+        QVERIFY2(allowed.count({w, h}) && x0 == (kImgsz - w) / 2 && y0 == (kImgsz - h) / 2, qPrintable(at));
+        non_square += w != h;
+      }
+      if (rect) QVERIFY(non_square >= 1);
+    }
   }
 };
 

@@ -18,6 +18,7 @@
 #include "hyperparams_tab.h"
 #include "support/answer_file_dialog.h"
 #include "support/screenshots.h"
+#include "support/tiny_run.h"
 #include "train_args_model.h"
 #include "ywb/doctor.h"
 #include "ywb/train_args.h"
@@ -242,6 +243,59 @@ class TestHyperparamsTab : public QObject {
     QCOMPARE(aug.params().scale, 0.75);
     hyper.resetAll();
     QCOMPARE(aug.params().fliplr, 0.5);  // Ultralytics' default, back in both views
+  }
+
+  void augmentationPreviewFollowsRectAndBgr() {
+    // The Augmentation tab previews what training builds: rect=true set in the Hyperparameters tab turns
+    // the grid into single-image samples at their rectangular shapes on the dark surround (engine:
+    // test_rect_train previewShowsEachSampleAtItsShape), and says so; bgr has its editor, and bgr=1 shows
+    // the same samples with red and blue exchanged.
+    QTemporaryDir dir;
+    const std::string data = ywb::test::tinyDataset(dir.path().toStdString(), {12, 4, 160, 11});
+    ywb::gui::TrainArgsModel model;
+    HyperparamsTab hyper(&model);
+    ywb::gui::AugmentationTab aug(&model);
+    aug.resize(900, 700);
+    QVERIFY(hyper.setValue("imgsz", "320"));
+    QVERIFY(hyper.setValue("data", QString::fromStdString(data)));
+    aug.show();
+    QTRY_VERIFY_WITH_TIMEOUT(aug.rendersDone() >= 1, 30000);
+    auto* status = aug.findChild<QLabel*>("augStatus");
+    QVERIFY(status && !status->text().contains("rect=true"));
+    const auto dark = [](const QImage& img) {
+      int n = 0;
+      for (int y = 0; y < img.height(); y += 4)
+        for (int x = 0; x < img.width(); x += 4) n += img.pixelColor(x, y) == QColor(26, 29, 35);
+      return n;
+    };
+    QCOMPARE(dark(aug.lastImage()), 0);  // square samples fill their tiles
+    int done = aug.rendersDone();
+    QVERIFY(hyper.setValue("rect", "true"));
+    QTRY_VERIFY_WITH_TIMEOUT(aug.rendersDone() > done && !status->text().startsWith("Rendering"), 30000);
+    QVERIFY2(status->text().contains("rect=true: one image per sample"), qPrintable(status->text()));
+    QVERIFY(dark(aug.lastImage()) > 0);
+    aug.grab().save(shotsDir() + "/augmentation_rect.png");
+    const QImage swapped_before = aug.lastImage();
+    auto* bgr = aug.findChild<QDoubleSpinBox*>("aug_bgr");
+    QVERIFY(bgr);
+    done = aug.rendersDone();
+    bgr->setValue(1.0);
+    QCOMPARE(model.args().bgr, 1.0);
+    QTRY_VERIFY_WITH_TIMEOUT(aug.rendersDone() > done && !status->text().startsWith("Rendering"), 30000);
+    // Box outlines and labels are drawn after the swap in their own colours: compare the surround-free
+    // pixels' channel sums, which the swap keeps, and require red and blue to differ somewhere.
+    const QImage after = aug.lastImage();
+    QCOMPARE(after.size(), swapped_before.size());
+    int exchanged = 0, differs = 0;
+    for (int y = 0; y < after.height(); y += 3) {
+      for (int x = 0; x < after.width(); x += 3) {
+        const QColor a = swapped_before.pixelColor(x, y), b = after.pixelColor(x, y);
+        differs += a != b;
+        exchanged += a != b && a.red() == b.blue() && a.blue() == b.red() && a.green() == b.green();
+      }
+    }
+    QVERIFY2(differs > 0 && exchanged > differs * 9 / 10,
+             qPrintable(QString("%1 of %2 changed pixels exchanged").arg(exchanged).arg(differs)));
   }
 
   void fileArgumentsHaveAFileChooser() {

@@ -19,6 +19,10 @@ struct PreviewOptions {
   int count = 4;                ///< samples in the grid (laid out in a near-square grid)
   bool boxes = true;            ///< draw boxes and class names
   std::string split = "train";  ///< which split to sample from
+  /// rect=true training: each sample is one image (no Mosaic, MixUp or CutMix) at the rectangular shape of
+  /// a batch of that image alone, centred in its imgsz x imgsz tile on a dark surround.
+  bool rect = false;
+  int stride = 32;  ///< the model's largest stride, for the rectangular shapes (32 in every family here)
 };
 
 /// An 8-bit RGB image, rows top to bottom, 3 bytes per pixel, no padding.

@@ -19,6 +19,8 @@
   X(double, perspective, 0.0, "augmentation", 0.0, 0.001, "Perspective range (+/- fraction)") \
   X(double, flipud, 0.0, "augmentation", 0.0, 1.0, "Vertical flip probability")               \
   X(double, fliplr, 0.5, "augmentation", 0.0, 1.0, "Horizontal flip probability")             \
+  X(double, bgr, 0.0, "augmentation", 0.0, 1.0,                                               \
+    "Channel-swap probability: the sample reaches the model as B, G, R instead of R, G, B")   \
   X(double, mosaic, 1.0, "augmentation", 0.0, 1.0, "Mosaic-4 probability")                    \
   X(double, mixup, 0.0, "augmentation", 0.0, 1.0, "MixUp probability")                        \
   X(double, cutmix, 0.0, "augmentation", 0.0, 1.0,                                            \

@@ -7,6 +7,7 @@
 #include "cli/train_progress.h"
 #include "cli/verb_registry.h"
 #include "cli/weights_arg.h"
+#include "core/error.h"
 #include "ywb/dist.h"
 #include "ywb/train_args.h"
 #include "ywb/trainer.h"
@@ -32,8 +33,9 @@ int runTrain(const Args& a) {
   TrainArgs args;
   if (a.has("cfg")) {
     for (const auto& k : loadTrainArgsYaml(a.str("cfg"), args)) {
-      std::cerr << "ywb: note: " << a.str("cfg") << ": ignoring '" << k
-                << "' (not a training argument here)\n";
+      const std::string why = ultralyticsArgumentNote(k);
+      std::cerr << "ywb: note: " << a.str("cfg") << ": ignoring '" << k << "' ("
+                << (why.empty() ? "not a training argument here" : why) << ")\n";
     }
   }
   for (const auto& [key, value] : a.values) {
@@ -48,6 +50,8 @@ int runTrain(const Args& a) {
       continue;
     }
     if (!args.set(key, value)) {
+      if (const std::string why = ultralyticsArgumentNote(key); !why.empty())
+        fail("'", key, "=' is an Ultralytics argument this trainer does not take: ", why);
       std::vector<std::string> known = {"cfg"};
       for (const auto& s : trainArgSpecs()) known.push_back(s.name);
       a.requireKnown(known);

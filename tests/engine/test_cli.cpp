@@ -73,6 +73,34 @@ class TestCli : public QObject {
     QVERIFY2(!r.err.contains("did you mean"), r.err.constData());  // no verb within two edits
   }
 
+  void ultralyticsArgumentsNotTakenSayWhy() {
+    // Keys of Ultralytics 8.4.52's train arguments (its checkpoints' train_args hold them all) that are not
+    // arguments here: `ywb train` says why instead of "unknown argument", and a cfg= file's are ignored with
+    // the same reason. A typo is still answered with the nearest name.
+    QTemporaryDir dir;
+    Result r = ywbRun({"train", "data=missing.yaml", "copy_paste=0.1"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("'copy_paste=' is an Ultralytics argument this trainer does not take: Copy-Paste "
+                            "pastes segmentation masks"),
+             r.err.constData());
+    r = ywbRun({"train", "data=missing.yaml", "overlap_mask=false"});
+    QVERIFY2(r.code != 0 && r.err.contains("a segmentation setting (task=segment)"), r.err.constData());
+    r = ywbRun({"train", "data=missing.yaml", "bgrr=0.1"});
+    QVERIFY2(r.code != 0 && r.err.contains("did you mean 'bgr='"), r.err.constData());
+    const QString cfg = dir.filePath("ultralytics_args.yaml");
+    QFile f(cfg);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("task: detect\nepochs: 2\ncompile: false\ncopy_paste_mode: flip\nplots_extra: 1\n");
+    f.close();
+    r = ywbRun({"train", "cfg=" + cfg, "data=" + dir.filePath("missing.yaml")});
+    QVERIFY(r.code != 0);  // the missing data.yaml, after the notes
+    QVERIFY2(r.err.contains("ignoring 'compile' (torch.compile is PyTorch's Python compiler"),
+             r.err.constData());
+    QVERIFY(r.err.contains("ignoring 'copy_paste_mode' (Copy-Paste is not implemented here"));
+    QVERIFY(r.err.contains("ignoring 'plots_extra' (not a training argument here)"));
+    QVERIFY(r.err.contains("missing.yaml"));
+  }
+
   void verbTyposAndGroupsAreAnswered() {
     // Each expectation is what a user needs next; the suggested names are the registry's, two edits away
     // at most ("trian" -> "train" is one transposition = two edits).

@@ -166,6 +166,9 @@ std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& a
 /// The same for YAML text; `source` names it in messages.
 std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& source,
                                                TrainArgs& args);
+/// Why an Ultralytics argument is not one here (another task's setting, Copy-Paste, torch.compile, ...), or
+/// "" for a name with no such note.
+std::string ultralyticsArgumentNote(const std::string& key);
 /// The dataset split a run folder's args.yaml names for validation: Ultralytics writes `split` (val, test or
 /// train); our trainer validates on the val split and writes none, so "val" then. Throws ywb::Error for an
 /// unreadable file or another value (naming the file and line).

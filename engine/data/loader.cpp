@@ -60,9 +60,7 @@ DataLoader::DataLoader(std::shared_ptr<const ScannedSplit> split, const LoaderOp
     d.rect_order.resize(d.split->images.size());
     for (size_t i = 0; i < d.rect_order.size(); ++i) d.rect_order[i] = i;
     std::stable_sort(d.rect_order.begin(), d.rect_order.end(), [&](size_t a, size_t b) {
-      const auto& ra = d.split->images[a];
-      const auto& rb = d.split->images[b];
-      return double(ra.height) / ra.width < double(rb.height) / rb.width;
+      return d.split->images[a].aspect() < d.split->images[b].aspect();
     });
   }
   d.plan(0, d.multi_image_next, d.reset_epoch);

@@ -37,10 +37,8 @@ void DataLoader::Impl::plan(int ep, bool multi, int reset) {
   if (opt.rect) {
     for (size_t k = 0; k < nbatches; ++k) {
       std::vector<double> ar;
-      for (size_t p = k * b; p < std::min(total, (k + 1) * b); ++p) {
-        const ImageRecord& r = split->images[order[p]];
-        ar.push_back(double(r.height) / r.width);
-      }
+      for (size_t p = k * b; p < std::min(total, (k + 1) * b); ++p)
+        ar.push_back(split->images[order[p]].aspect());
       shapes[k] = rectBatchShape(ar, opt.imgsz, opt.stride, rectBatchPad(opt.augment));
     }
   }

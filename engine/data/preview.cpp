@@ -70,10 +70,8 @@ RgbImage PreviewRenderer::render(const PreviewOptions& o) {
   for (int i = 0; i < o.count; ++i) {
     const size_t index = size_t(mixSeed(o.seed, uint64_t(i), 0x50524556ull) % n);
     cv::Size target(o.imgsz, o.imgsz);
-    if (o.rect) {
-      const ImageRecord& r = impl_->split->images[index];
-      target = rectBatchShape({double(r.height) / r.width}, o.imgsz, o.stride, rectBatchPad(true));
-    }
+    if (o.rect)
+      target = rectBatchShape({impl_->split->images[index].aspect()}, o.imgsz, o.stride, rectBatchPad(true));
     // The trainer asks rect batches for single-image samples; a square shape would otherwise take Mosaic.
     Sample s = builder.build(index, mixSeed(o.seed, uint64_t(i)), !o.rect, target);
     if (!s.rgb) cv::cvtColor(s.image, s.image, cv::COLOR_BGR2RGB);

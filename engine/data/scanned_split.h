@@ -24,6 +24,8 @@ struct ImageRecord {
   int width = 0;
   int height = 0;
   std::vector<LabelBox> boxes;
+  /// Height over width: what rectangular batches are ordered and shaped by (rectBatchShape).
+  double aspect() const { return double(height) / width; }
 };
 
 /// An image excluded from training (unreadable image or an invalid label row).

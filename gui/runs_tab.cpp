@@ -1,5 +1,7 @@
 #include "runs_tab.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -18,6 +20,7 @@
 #include "metric_chart.h"
 #include "run_pictures.h"
 #include "teardown.h"
+#include "ywb/tune.h"
 
 namespace ywb::gui {
 
@@ -96,9 +99,21 @@ QString RunsTab::runsFolder() const {
 void RunsTab::refresh() {
   runs_.clear();
   const QDir dir(folder_->text());
-  for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time)) {
+  const auto add = [&](const QString& run_dir) {
     RunResults r;
-    if (r.load(fi.absoluteFilePath()) || !r.error.isEmpty()) runs_ << r;  // unreadable: listed with why
+    if (r.load(run_dir) || !r.error.isEmpty()) runs_ << r;  // unreadable: listed with why
+  };
+  for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time)) {
+    if (!QFileInfo::exists(fi.absoluteFilePath() + "/" + ywb::tuneResultsFileName())) {
+      add(fi.absoluteFilePath());
+      continue;
+    }
+    // A tune folder (`ywb tune`): its iterations' runs, iter1, iter2, ... in order, named tune/iterN.
+    QDir tune(fi.absoluteFilePath());
+    QStringList iters = tune.entryList({"iter*"}, QDir::Dirs | QDir::NoDotAndDotDot);
+    std::sort(iters.begin(), iters.end(),
+              [](const QString& a, const QString& b) { return a.mid(4).toInt() < b.mid(4).toInt(); });
+    for (const QString& it : iters) add(tune.filePath(it));
   }
   const QSignalBlocker block(table_);
   table_->clearContents();
@@ -110,7 +125,7 @@ void RunsTab::refresh() {
       const auto& v = r.values.value(col);
       return best >= 0 && best < v.size() ? QString::number(v[best], 'f', 4) : QString("-");
     };
-    table_->setItem(row, 0, new QTableWidgetItem(QFileInfo(r.dir).fileName()));
+    table_->setItem(row, 0, new QTableWidgetItem(dir.relativeFilePath(r.dir)));
     table_->item(row, 0)->setToolTip(r.error.isEmpty() ? r.dir : r.error);
     table_->setItem(row, 1, new QTableWidgetItem(QString::number(r.epochs())));
     const auto& epoch = r.values.value("epoch");

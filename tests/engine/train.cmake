@@ -45,3 +45,6 @@ ywb_add_test(test_multi_scale SOURCES test_multi_scale.cpp LABELS unit ENGINE_IN
 # freeze= (Ultralytics' transfer learning): text and args.yaml forms, frozen BatchNorm statistics, fine-tuning
 # runs that keep the frozen layers as loaded and resume bit for bit.
 ywb_add_test(test_freeze SOURCES test_freeze.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 600)
+# ywb tune (hyperparameter evolution): the space, the draws, real tunes on a tiny set (a fine-tune of the
+# shapes fixture, 1-2 epochs at 96 px per iteration), stop and resume, the command line.
+ywb_add_test(test_tune SOURCES test_tune.cpp LABELS unit TIMEOUT 300)

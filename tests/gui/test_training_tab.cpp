@@ -37,6 +37,7 @@
 #include "training_tab.h"
 #include "ywb/results_csv.h"
 #include "ywb/synth.h"
+#include "ywb/tune.h"
 #include "ywb/weights.h"
 
 using ywb::gui::MainWindow;
@@ -118,6 +119,35 @@ class TestTrainingTab : public QObject {
         QVERIFY2(name->toolTip().contains("results.csv:2:"), qPrintable(name->toolTip()));
       }
     }
+  }
+
+  void runsTabListsATunesIterations() {
+    // A `ywb tune` folder (tune_results.csv beside iter1/, iter2/, ..., iter10/) is listed as its runs, in
+    // iteration order (10 after 2), named by their place under the runs folder; an ordinary run beside it
+    // stays as it was.
+    QTemporaryDir dir;
+    for (const QString run : {"plain", "tune/iter1", "tune/iter2", "tune/iter10"}) {
+      QVERIFY(QDir().mkpath(dir.path() + "/" + run));
+      ywb::ResultsRow r;
+      r.epoch = 1;
+      r.map = run == "tune/iter10" ? 0.3 : 0.2;
+      r.val_box = 1;
+      ywb::appendResultsRow((dir.path() + "/" + run + "/results.csv").toStdString(), r);
+    }
+    QFile csv(dir.path() + "/tune/" + ywb::tuneResultsFileName());
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("fitness,lr0\n0.2,0.01\n0.2,0.012\n");
+    csv.close();
+    ywb::gui::RunsTab runs;
+    runs.setRunsFolder(dir.path());
+    QStringList names;
+    for (int row = 0; row < runs.table()->rowCount(); ++row) names << runs.table()->item(row, 0)->text();
+    names.removeOne("plain");
+    QCOMPARE(names, (QStringList{"tune/iter1", "tune/iter2", "tune/iter10"}));
+    QCOMPARE(runs.table()->rowCount(), 4);
+    for (int row = 0; row < 4; ++row)
+      if (runs.table()->item(row, 0)->text() == "tune/iter10")
+        QCOMPARE(runs.table()->item(row, 3)->text(), QString("0.3000"));
   }
 
   void multiRankCpuRunThroughTheLauncher() {

@@ -8,6 +8,7 @@
 #include "ywb/dataset.h"
 #include "ywb/model_loading.h"
 #include "ywb/train_args.h"
+#include "ywb/tune.h"
 #include "ywb/weights.h"
 
 namespace ywb::gui {
@@ -66,6 +67,14 @@ OpenedPath classifyPath(const QString& given) {
   if (!fi.isReadable()) return unknown(path, QObject::tr("%1 cannot be read (permissions)").arg(path));
   if (fi.isDir()) {
     const QDir d(path);
+    if (ywb::isTuneFolder(path.toStdString())) {  // a `ywb tune` folder: its best run, among the others
+      try {
+        return {OpenedPath::Run, QString::fromStdString(ywb::bestTuneRun(path.toStdString())), {}};
+      } catch (const std::exception& e) {
+        return unknown(path, QObject::tr("%1 is a tune folder without a finished run: %2")
+                                 .arg(path, QString::fromUtf8(e.what())));
+      }
+    }
     if (isRunFolder(d)) return {OpenedPath::Run, path, {}};
     for (const char* name : {"data.yaml", "data.yml"})
       if (d.exists(name)) return classifyYaml(d.filePath(name));

@@ -104,7 +104,7 @@ void RunsTab::refresh() {
     if (r.load(run_dir) || !r.error.isEmpty()) runs_ << r;  // unreadable: listed with why
   };
   for (const QFileInfo& fi : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time)) {
-    if (!QFileInfo::exists(fi.absoluteFilePath() + "/" + ywb::tuneResultsFileName())) {
+    if (!ywb::isTuneFolder(fi.absoluteFilePath().toStdString())) {
       add(fi.absoluteFilePath());
       continue;
     }

@@ -104,6 +104,18 @@ std::string pinPrecision(TrainArgs& base, const std::string& amp_note) {
 
 }  // namespace
 
+bool isTuneFolder(const std::string& dir) {
+  return fs::is_regular_file(fs::path(dir) / tuneResultsFileName());
+}
+
+std::string bestTuneRun(const std::string& dir) {
+  const TuneSettings settings = readTuneSettings((fs::path(dir) / tuneSettingsFileName()).string());
+  const std::string csv = (fs::path(dir) / tuneResultsFileName()).string();
+  const int best = bestRow(readTuneResults(csv, settings.space));
+  if (best < 0) fail(csv, ": no iteration has finished yet");
+  return iterationDir(dir, best + 1);
+}
+
 void TuneControl::requestStop() {
   stop_ = true;
   if (Trainer* t = trainer_.load()) t->requestStop();
@@ -136,6 +148,9 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
     settings.seed = uint64_t(base.seed);
     dir = makeRunDir(base.project, options.name.empty() ? "tune" : options.name, base.exist_ok,
                      /*weights_folder=*/false);
+    // exist_ok reuses a folder, not a tune: its rows were judged with its own space and arguments.
+    if (fs::exists(fs::path(dir) / tuneSettingsFileName()))
+      fail(dir, " holds a tune already: resume=", dir, " continues it; another name= starts a new one");
     writeFileAtomic((fs::path(dir) / "args.yaml").string(), trainArgsToYaml(base));
   }
   writeTuneSettings((fs::path(dir) / tuneSettingsFileName()).string(), settings.space, settings.iterations,

@@ -103,6 +103,10 @@
         <source>its log could not be read (%1)</source>
         <translation>无法读取其日志（%1）</translation>
     </message>
+    <message>
+        <source>%1 is a tune folder without a finished run: %2</source>
+        <translation>%1 是调参文件夹，但还没有完成的训练：%2</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>

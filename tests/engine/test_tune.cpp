@@ -194,6 +194,11 @@ class TestTune : public QObject {
     for (size_t k = 0; k < kSmallSpace.size(); ++k)
       QCOMPARE(valueOf(cfg, kSmallSpace[k].name), rows[size_t(best)].values[k]);
     QVERIFY(!fs::exists(s.dir + "/tune_fitness.png"));  // plots=false
+    TuneOptions reuse = o;                              // exist_ok reuses a folder, never another tune's rows
+    reuse.train.exist_ok = true;
+    QVERIFY(qErrorOf([&] {
+              runTune(reuse);
+            }).contains("holds a tune already: resume=" + QString::fromStdString(s.dir)));
   }
 
   void aStoppedTuneContinuesItsInterruptedRun() {

@@ -12,6 +12,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -23,10 +24,13 @@
 #include "log_view.h"
 #include "main_window.h"
 #include "predictions_tab.h"
+#include "runs_tab.h"
 #include "support/answer_file_dialog.h"
 #include "support/screenshots.h"
 #include "training_tab.h"
 #include "ywb/quick_start.h"
+#include "ywb/results_csv.h"
+#include "ywb/tune.h"
 #include "ywb/version.h"
 
 namespace {
@@ -79,6 +83,44 @@ class TestOpenPath : public QObject {
              qPrintable(w.statusBar()->currentMessage()));
     QVERIFY(!w.openPath(tmp.path()));  // a folder with nothing to open
     QVERIFY(w.statusBar()->currentMessage().contains("without a data.yaml"));
+  }
+
+  void tuneFolderOpensItsBestRun() {
+    // A `ywb tune` folder written by hand: two finished iterations, the second the fitter (0.3 against 0.1 in
+    // tune_results.csv). Opening the folder opens that run, listed beside the other in Runs.
+    QTemporaryDir tmp;
+    const QString tune = tmp.path() + "/tune";
+    for (int i : {1, 2}) {
+      QVERIFY(QDir().mkpath(tune + QString("/iter%1").arg(i)));
+      ywb::ResultsRow r;
+      r.epoch = 1;
+      r.map = i == 2 ? 0.3 : 0.1;
+      r.val_box = 1;
+      ywb::appendResultsRow((tune + QString("/iter%1/results.csv").arg(i)).toStdString(), r);
+    }
+    const auto write = [&](const QString& name, const QByteArray& text) {
+      QFile f(tune + "/" + name);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    };
+    write("tune.yaml", "iterations: 2\nseed: 0\nspace:\n  lr0: [0.001, 0.1, 1]\n");
+    write(ywb::tuneResultsFileName(), "fitness,lr0\n0.1,0.01\n0.3,0.02\n");
+    ywb::gui::MainWindow w;
+    QVERIFY(w.openPath(tune));
+    QVERIFY2(w.statusBar()->currentMessage().contains("tune/iter2"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QCOMPARE(QDir(w.runs()->runsFolder()).absolutePath(), QDir(tune).absolutePath());
+    QCOMPARE(w.runs()->table()->rowCount(), 2);
+    const QList<QTableWidgetItem*> selected = w.runs()->table()->selectedItems();
+    QVERIFY(!selected.isEmpty());
+    QCOMPARE(w.runs()->table()->item(selected.front()->row(), 0)->text(), QString("iter2"));
+    w.resize(1400, 900);
+    w.tabs()->setCurrentWidget(w.runs());
+    QVERIFY(w.grab().save(shotsDir() + "/runs_tune_folder.png"));
+    write(ywb::tuneResultsFileName(), "fitness,lr0\n");  // none finished yet: a message
+    QVERIFY(!w.openPath(tune));
+    QVERIFY2(w.statusBar()->currentMessage().contains("tune folder without a finished run"),
+             qPrintable(w.statusBar()->currentMessage()));
   }
 
   void fileOpenReadsUltralyticsWeights() {

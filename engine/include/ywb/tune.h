@@ -120,6 +120,11 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer = nullptr
 /// File names in a tune folder.
 const char* tuneResultsFileName();  ///< tune_results.csv: fitness, then the space's arguments
 const char* tuneBestFileName();     ///< best_hyperparameters.yaml
+/// True when `dir` is a tune folder (it holds tune_results.csv).
+bool isTuneFolder(const std::string& dir);
+/// The run folder of a tune's best iteration so far (<dir>/iterK). Throws ywb::Error naming the file when the
+/// tune's files cannot be read or no iteration has finished.
+std::string bestTuneRun(const std::string& dir);
 /// Reads tune_results.csv against `space` (its columns must be fitness and the space's names, in order).
 /// Throws ywb::Error naming the file and line.
 std::vector<TuneRow> readTuneResults(const std::string& path, const std::vector<TuneDimension>& space);

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <exception>
+#include <functional>
 
 #include "cli_training_run.h"
 #include "ywb/dist.h"
@@ -12,11 +13,12 @@
 #include "ywb/heap.h"
 #include "ywb/run_record.h"
 #include "ywb/trainer.h"
+#include "ywb/tune.h"
 
 namespace ywb::gui {
 
 // Lives as long as the run; its callbacks run on the trainer thread and only copy values.
-class TrainingController::Observer : public ywb::TrainObserver {
+class TrainingController::Observer : public ywb::TuneObserver {
  public:
   explicit Observer(TrainingController* owner) : owner_(owner) {}
   void onPhase(ywb::TrainPhase phase, const std::string& detail) override {
@@ -36,6 +38,26 @@ class TrainingController::Observer : public ywb::TrainObserver {
   }
   void onFinished(const ywb::TrainSummary& s) override {
     post([s](TrainingController* c) { Q_EMIT c->finished(s); });
+  }
+  void onIterationStart(int it, int n, const std::vector<double>&, const std::string& dir) override {
+    last_step_x_ = -1;  // a new run: its steps start at epoch 0
+    post([it, n, d = QString::fromStdString(dir)](TrainingController* c) {
+      Q_EMIT c->tuneIterationStarted(it, n, d);
+    });
+  }
+  void onIteration(const ywb::TuneIteration& r) override {
+    const QString line =
+        r.error.empty() ? TrainingController::tr("tune: iteration %1/%2: fitness %3; best %4 (iteration %5)")
+                              .arg(r.iteration)
+                              .arg(r.iterations)
+                              .arg(r.row.fitness, 0, 'f', 5)
+                              .arg(r.best_fitness, 0, 'f', 5)
+                              .arg(r.best_iteration)
+                        : TrainingController::tr("tune: iteration %1/%2 failed (fitness 0): %3")
+                              .arg(r.iteration)
+                              .arg(r.iterations)
+                              .arg(QString::fromStdString(r.error));
+    post([line](TrainingController* c) { Q_EMIT c->logLine(line); });
   }
   template <class F>
   void post(F f) {
@@ -85,8 +107,7 @@ TrainingController::~TrainingController() {
   shutdown();
 }
 
-bool TrainingController::start(const ywb::TrainArgs& args) {
-  if (running_) return false;
+void TrainingController::reapPrevious() {
   if (thread_) {  // the previous run's thread has ended; reap it
     thread_->wait();
     delete thread_;
@@ -98,16 +119,21 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   }
   delete cli_run_;
   cli_run_ = nullptr;
+  trainer_.reset();
+  tune_control_.reset();
+  observer_.reset();
+}
+
+bool TrainingController::start(const ywb::TrainArgs& args) {
+  if (running_) return false;
+  reapPrevious();
   args_ = args;
   try {
     // The run's own arguments decide the process layout: a resumed multi-rank run relaunches its ranks.
     const ywb::TrainArgs resolved = ywb::resolveTrainArgs(args);
     args_ = resolved;  // what the run uses (a resumed run's own device and ranks)
-    if (const int ranks = ywb::localRanksRequested(resolved.device, resolved.world); ranks > 1) {
-      trainer_.reset();  // the previous run's thread has been reaped above
-      observer_.reset();
+    if (const int ranks = ywb::localRanksRequested(resolved.device, resolved.world); ranks > 1)
       return startProcess(args, ranks);
-    }
     trainer_ = std::make_unique<ywb::Trainer>(args);
   } catch (const std::exception& e) {
     Q_EMIT failed(QString::fromUtf8(e.what()));
@@ -115,13 +141,34 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   }
   observer_ = std::make_unique<Observer>(this);
   trainer_->setObserver(observer_.get());
+  ywb::Trainer* trainer = trainer_.get();
+  launch([trainer] { trainer->run(); });
+  return true;
+}
+
+bool TrainingController::startTune(const ywb::TuneOptions& options) {
+  if (running_) return false;
+  reapPrevious();
+  args_ = options.train;
+  if (ywb::localRanksRequested(options.train.device, options.train.world) > 1) {
+    Q_EMIT failed(tr("a tune trains one process per run: choose one device (0 or cpu) and world=1"));
+    return false;
+  }
+  observer_ = std::make_unique<Observer>(this);
+  tune_control_ = std::make_unique<ywb::TuneControl>();
+  ywb::TuneControl* control = tune_control_.get();
+  Observer* observer = observer_.get();
+  launch([options, observer, control] { ywb::runTune(options, observer, control); });
+  return true;
+}
+
+void TrainingController::launch(std::function<void()> work) {
   running_ = true;
   paused_ = false;
-  ywb::Trainer* trainer = trainer_.get();
   Observer* observer = observer_.get();
-  thread_ = QThread::create([trainer, observer] {
+  thread_ = QThread::create([work, observer] {
     try {
-      trainer->run();
+      work();
     } catch (const std::exception& e) {
       observer->post(
           [msg = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(msg); });
@@ -146,7 +193,6 @@ bool TrainingController::start(const ywb::TrainArgs& args) {
   });
   thread_->start();
   Q_EMIT started();
-  return true;
 }
 
 bool TrainingController::startProcess(const ywb::TrainArgs& args, int ranks) {
@@ -187,6 +233,7 @@ void TrainingController::setPaused(bool paused) {
   paused_ = paused;
   if (cli_run_ && running_) cli_run_->setPaused(paused);
   if (trainer_ && running_) trainer_->setPaused(paused);
+  if (tune_control_ && running_) tune_control_->setPaused(paused);
 }
 
 void TrainingController::requestStop() {
@@ -194,6 +241,10 @@ void TrainingController::requestStop() {
   if (trainer_ && running_) {
     trainer_->setPaused(false);
     trainer_->requestStop();
+  }
+  if (tune_control_ && running_) {
+    tune_control_->setPaused(false);
+    tune_control_->requestStop();
   }
 }
 

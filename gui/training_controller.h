@@ -7,6 +7,7 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -20,6 +21,8 @@ class QThread;
 namespace ywb {
 class ModelHandle;
 class Trainer;
+class TuneControl;
+struct TuneOptions;
 }  // namespace ywb
 
 namespace ywb::gui {
@@ -34,6 +37,12 @@ class TrainingController : public QObject {
 
   /// Starts a run with `args` (args.resume set = continue that run). False when one is already running.
   bool start(const ywb::TrainArgs& args);
+  /// Starts (or continues, options.resume) a hyperparameter tune (ywb::runTune): its runs one after another
+  /// on the worker thread, their events as a run's, each announced by tuneIterationStarted. Pause and stop
+  /// act on the run in progress (stop ends the tune; resume continues it). False when anything is running.
+  bool startTune(const ywb::TuneOptions& options);
+  /// True while the current (or last) run is a tune.
+  bool tuning() const { return tune_control_ != nullptr; }
   void setPaused(bool paused);
   /// Asks the trainer to finish the current step, save `last` and return.
   void requestStop();
@@ -63,6 +72,8 @@ class TrainingController : public QObject {
   void epochFinished(const ywb::EpochMetrics& metrics);
   void logLine(const QString& line);
   void finished(const ywb::TrainSummary& summary);
+  /// A tune's iteration `iteration` of `iterations` (1-based) starts its run in `run_dir`.
+  void tuneIterationStarted(int iteration, int iterations, const QString& run_dir);
   void failed(const QString& message);
   /// The worker thread has ended (after finished or failed).
   void stoppedRunning();
@@ -75,8 +86,12 @@ class TrainingController : public QObject {
   friend class Observer;
   void pushStep(const ywb::StepMetrics& m);
   bool startProcess(const ywb::TrainArgs& args, int ranks);
+  void reapPrevious();
+  /// Runs `work` on the worker thread; its ywb::Error becomes failed().
+  void launch(std::function<void()> work);
 
   std::unique_ptr<ywb::Trainer> trainer_;
+  std::unique_ptr<ywb::TuneControl> tune_control_;  // the tune in progress (or the last one)
   std::unique_ptr<Observer> observer_;
   QThread* thread_ = nullptr;
   std::mutex mutex_;  // guards steps_

@@ -44,8 +44,13 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   resume_run_ = new QPushButton(tr("Resume this run..."), this);
   resume_run_->setObjectName("resumeShownButton");
   resume_run_->setVisible(false);
+  tune_ = new QPushButton(tr("Tune..."), this);
+  tune_->setObjectName("tuneButton");
+  tune_->setToolTip(
+      tr("Evolve the hyperparameters: many short runs, each mutated from the best so far "
+         "(ywb tune)"));
   export_ = new QPushButton(tr("Export charts..."), this);
-  for (QPushButton* b : {start_, pause_, stop_, resume_, resume_run_, export_}) bar->addWidget(b);
+  for (QPushButton* b : {start_, pause_, stop_, resume_, resume_run_, tune_, export_}) bar->addWidget(b);
   bar->addStretch(1);
   eta_ = new QLabel(this);
   eta_->setObjectName("etaLabel");
@@ -95,6 +100,8 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
   connect(resume_, &QPushButton::clicked, this, &TrainingTab::chooseResume);
   connect(resume_run_, &QPushButton::clicked, this, [this] { askEpochsAndResume(shown_run_); });
   connect(export_, &QPushButton::clicked, this, &TrainingTab::chooseExport);
+  connect(tune_, &QPushButton::clicked, this, &TrainingTab::chooseTune);
+  connect(controller_, &TrainingController::tuneIterationStarted, this, &TrainingTab::onTuneIteration);
   connect(controller_, &TrainingController::phaseChanged, this, &TrainingTab::onPhase);
   connect(controller_, &TrainingController::epochFinished, this, &TrainingTab::onEpoch);
   connect(controller_, &TrainingController::finished, this, &TrainingTab::onFinished);
@@ -110,6 +117,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     drain();
     drain_timer_->stop();
     for (MetricChart* c : charts_) c->refresh();  // the round-robin may not have reached every chart
+    if (controller_->tuning()) endTune();
     updateButtons();
   });
 
@@ -130,6 +138,7 @@ void TrainingTab::updateButtons() {
   const bool running = controller_->running();
   start_->setEnabled(!running);
   resume_->setEnabled(!running);
+  tune_->setEnabled(!running);
   resume_run_->setEnabled(!running && !shown_run_.isEmpty());
   pause_->setEnabled(running);
   stop_->setEnabled(running);
@@ -162,28 +171,12 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
   for (const auto& [c, n] : own_series_) c->removeSeriesFrom(n);
   const bool other_run =
       !shown_run_.isEmpty() && QDir(QString::fromStdString(args.resume)) != QDir(shown_run_);
-  if (!resuming || other_run) {
-    for (MetricChart* c : charts_) c->clearData();
-    last_x_ = 0;
-    lr_split_ = {-1, -1};
-    showEndToEnd(false, ywb::StepMetrics{}.reg_max);  // until the run's first step says what it trains
-  }
+  if (!resuming || other_run) clearCharts();
   shown_run_.clear();
   resume_run_->setVisible(false);
   eta_->setToolTip(QString());
   for (MetricChart* c : {speed_chart_, system_, memory_}) c->setNote(QString());  // live from here on
-  if (!resuming) {
-    // Official weights named in model=/pretrained= are fetched here with a progress dialog (Cancel stops it);
-    // the trainer then finds them in the weights cache.
-    for (const std::string& w : {args.model, args.pretrained}) {
-      QString error;
-      if (!w.empty() && WeightsDownloadDialog::resolve(this, QString::fromStdString(w), &error).isEmpty()) {
-        log_->appendLine(tr("Not started: %1").arg(error));
-        Q_EMIT logLine(tr("Not started: %1").arg(error));
-        return;
-      }
-    }
-  }
+  if (!resuming && !fetchWeights(args)) return;
   sample_offset_ = -1;
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
   const QString what = resuming ? tr("Resuming %1").arg(QString::fromStdString(args.resume))
@@ -193,6 +186,28 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
   controller_->start(args);
   drain_timer_->start();
   updateButtons();
+}
+
+void TrainingTab::clearCharts(bool keep_system) {
+  for (MetricChart* c : charts_)
+    if (!keep_system || (c != system_ && c != memory_)) c->clearData();
+  last_x_ = 0;
+  lr_split_ = {-1, -1};
+  showEndToEnd(false, ywb::StepMetrics{}.reg_max);  // until the run's first step says what it trains
+}
+
+bool TrainingTab::fetchWeights(const ywb::TrainArgs& args) {
+  // Official weights named in model=/pretrained= are fetched here with a progress dialog (Cancel stops it);
+  // the trainer then finds them in the weights cache.
+  for (const std::string& w : {args.model, args.pretrained}) {
+    QString error;
+    if (!w.empty() && WeightsDownloadDialog::resolve(this, QString::fromStdString(w), &error).isEmpty()) {
+      log_->appendLine(tr("Not started: %1").arg(error));
+      Q_EMIT logLine(tr("Not started: %1").arg(error));
+      return false;
+    }
+  }
+  return true;
 }
 
 void TrainingTab::stopTraining() {

@@ -52,6 +52,9 @@ class TrainingTab : public QWidget {
   void resumeRun(const QString& run_dir, int epochs = 0);
   void stopTraining();
   void setPaused(bool paused);
+  /// Starts a hyperparameter tune of `iterations` runs with the Start arguments (training_tab_tune.cpp):
+  /// each run shown live as it trains, a log line per iteration, Runs showing the best when it ends.
+  void startTune(int iterations);
   /// Shows a finished or stopped run as it was (training_tab_history.cpp): every epoch chart drawn from its
   /// results.csv with the best epoch and Mosaic's close marked, the phase "finished/stopped at epoch N", its
   /// epochs in the log, and Resume offered with the run's own settings. Further runs are overlaid on the
@@ -80,6 +83,14 @@ class TrainingTab : public QWidget {
   void chooseResume();
   void chooseExport();
   void askEpochsAndResume(const QString& dir);
+  void chooseTune();
+  void onTuneIteration(int iteration, int iterations, const QString& run_dir);
+  void endTune();
+  /// Empties the charts for a new run; `keep_system`: not the System load and Memory charts (a tune's next
+  /// run: those run on the tune's own clock).
+  void clearCharts(bool keep_system = false);
+  /// Fetches official weights named in model=/pretrained=; false (and why, in the log) when one cannot be.
+  bool fetchWeights(const ywb::TrainArgs& args);
   void drawRun(const RunResults& r);
   void overlayRun(const RunResults& r, int k);
 
@@ -106,6 +117,9 @@ class TrainingTab : public QWidget {
   QString last_run_dir_;
   QString shown_run_;
   QPushButton* resume_run_ = nullptr;
+  QPushButton* tune_ = nullptr;
+  int tune_iteration_ = 0, tune_iterations_ = 0;  // the tune's run in progress (0: no tune)
+  QString tune_dir_;
   QList<QPair<MetricChart*, int>> own_series_;  // epoch charts and their own series count (overlays follow)
 };
 

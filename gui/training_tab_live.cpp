@@ -101,7 +101,9 @@ void TrainingTab::onPhase(ywb::TrainPhase phase, const QString& detail, double a
   if (at_epoch < 0) at_epoch = last_x_;  // no step yet in this session: where the charts end
   const QString name = QString::fromUtf8(ywb::trainPhaseName(phase));
   phases_ << name;
-  phase_->setText(detail.isEmpty() ? name : name + ": " + detail);
+  const QString text = detail.isEmpty() ? name : name + ": " + detail;
+  phase_->setText(
+      tune_iteration_ > 0 ? tr("Tune %1/%2: %3").arg(tune_iteration_).arg(tune_iterations_).arg(text) : text);
   phase_->setToolTip(phase_->text());
   // Validation and saving interrupt warmup at every epoch end: only the step into plain training ends it.
   if (last_phase_ == ywb::TrainPhase::Warmup &&
@@ -159,7 +161,7 @@ void TrainingTab::onFinished(const ywb::TrainSummary& s) {
           .arg(s.stop_reason.empty() ? QString() : " (" + QString::fromStdString(s.stop_reason) + ")");
   log_->appendLine(line);
   Q_EMIT logLine(line);
-  Q_EMIT runFinished(last_run_dir_);
+  if (tune_iteration_ == 0) Q_EMIT runFinished(last_run_dir_);  // a tune's: its best, when it ends
 }
 
 void TrainingTab::onSample(double seconds, const ywb::SystemSample& s) {

@@ -121,8 +121,14 @@ void TuneControl::requestStop() {
   if (Trainer* t = trainer_.load()) t->requestStop();
 }
 
+void TuneControl::setPaused(bool paused) {
+  paused_ = paused;
+  if (Trainer* t = trainer_.load()) t->setPaused(paused);
+}
+
 void TuneControl::setRun(Trainer* trainer) {
   trainer_ = trainer;
+  if (trainer && paused_) trainer->setPaused(true);
   if (trainer && stop_) trainer->requestStop();
 }
 

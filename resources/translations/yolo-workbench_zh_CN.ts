@@ -1417,6 +1417,18 @@
         <source>Multi-rank run: %1 processes through the ywb launcher</source>
         <translation>多进程训练：通过 ywb 启动器运行 %1 个进程</translation>
     </message>
+    <message>
+        <source>tune: iteration %1/%2: fitness %3; best %4 (iteration %5)</source>
+        <translation>调参：第 %1/%2 轮：适应度 %3；最佳 %4（第 %5 轮）</translation>
+    </message>
+    <message>
+        <source>tune: iteration %1/%2 failed (fitness 0): %3</source>
+        <translation>调参：第 %1/%2 轮失败（适应度记为 0）：%3</translation>
+    </message>
+    <message>
+        <source>a tune trains one process per run: choose one device (0 or cpu) and world=1</source>
+        <translation>调参每次训练只用一个进程：请选择一个设备（0 或 cpu）并设 world=1</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::TrainingTab</name>
@@ -1783,6 +1795,38 @@
     <message>
         <source>  (o2m weight %1)</source>
         <translation>  (一对多权重 %1)</translation>
+    </message>
+    <message>
+        <source>Tune...</source>
+        <translation>调参...</translation>
+    </message>
+    <message>
+        <source>Evolve the hyperparameters: many short runs, each mutated from the best so far (ywb tune)</source>
+        <translation>进化超参数：多次短训练，每次由目前最好的结果变异而来（ywb tune）</translation>
+    </message>
+    <message>
+        <source>Tune %1/%2: %3</source>
+        <translation>调参 %1/%2：%3</translation>
+    </message>
+    <message>
+        <source>Tune</source>
+        <translation>调参</translation>
+    </message>
+    <message>
+        <source>Training runs, each with the search space&apos;s hyperparameters mutated from the best runs so far (the first trains them as set):</source>
+        <translation>训练次数，每次训练的搜索空间超参数由目前最好的几次变异而来（第一次按当前设置训练）：</translation>
+    </message>
+    <message>
+        <source>Tuning on %1: %2 runs in %3/tune (Runs lists them as tune/iterN)</source>
+        <translation>在 %1 上调参：%2 次训练，保存在 %3/tune（“运行”页以 tune/iterN 列出）</translation>
+    </message>
+    <message>
+        <source>Tune run %1 of %2: %3</source>
+        <translation>调参第 %1 次（共 %2 次）：%3</translation>
+    </message>
+    <message>
+        <source>Tune %1: best run %2 (best_hyperparameters.yaml: Hyperparameters &gt; Load YAML)</source>
+        <translation>调参 %1：最佳训练 %2（best_hyperparameters.yaml：超参数 &gt; 加载 YAML）</translation>
     </message>
 </context>
 <context>

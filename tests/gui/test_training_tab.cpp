@@ -223,6 +223,60 @@ class TestTrainingTab : public QObject {
     QVERIFY(saw_identical);  // the engine's own end-of-run check that DDP kept the ranks in step
   }
 
+  void tuneFromTheTrainingTab() {
+    // Two tune runs of 2 epochs on the tiny set, fine-tuning the shapes fixture (so each scores above 0),
+    // started as the Tune... button does: each run's curves replace the previous run's, the log gives each
+    // run's fitness, and the tune's best run is shown in Runs when it ends.
+    MainWindow w;
+    w.resize(1500, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString project = tmp_.path() + "/tune_runs";
+    const QList<QPair<QString, QString>> settings = {
+        {"data", data_},
+        {"epochs", "2"},
+        {"batch", "8"},
+        {"workers", "2"},
+        {"amp", "false"},
+        {"imgsz", "96"},
+        {"device", "cpu"},
+        {"project", project},
+        {"plots", "false"},
+        {"threads", "1"},
+        {"model", QString(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt"}};
+    for (const auto& kv : settings)
+      QVERIFY2(w.hyperparams()->setValue(kv.first, kv.second), qPrintable(kv.first));
+    auto* tab = w.training();
+    auto* ctl = tab->controller();
+    w.tabs()->setCurrentWidget(tab);
+    QSignalSpy iterations(ctl, &ywb::gui::TrainingController::tuneIterationStarted);
+    QSignalSpy failed(ctl, &ywb::gui::TrainingController::failed);
+    QSignalSpy ended(ctl, &ywb::gui::TrainingController::stoppedRunning);
+    QSignalSpy log(tab, &ywb::gui::TrainingTab::logLine);
+    tab->startTune(2);
+    QVERIFY(ctl->running() && ctl->tuning());
+    QVERIFY(!tab->findChild<QPushButton*>("tuneButton")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(iterations.count() == 2, 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->phaseLabel()->text().startsWith("Tune 2/2: "), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(ended.count() == 1, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(iterations.last().at(0).toInt(), 2);
+    QCOMPARE(tab->chart("map")->points(0), 2);      // the second run's 2 epochs only, not 4
+    QVERIFY(tab->chart("system")->points(0) >= 2);  // the tune's CPU samples, across its runs (1 s apart)
+    const std::string dir = (project + "/tune").toStdString();
+    const auto rows = ywb::readTuneResults(dir + "/" + ywb::tuneResultsFileName(), ywb::defaultTuneSpace());
+    QCOMPARE(rows.size(), size_t(2));
+    QStringList lines;
+    for (const auto& l : log) lines << l.first().toString();
+    QVERIFY2(lines.filter("tune: iteration 2/2: fitness").size() == 1, qPrintable(lines.join("\n")));
+    const QString best = QString::fromStdString(ywb::bestTuneRun(dir));
+    QCOMPARE(tab->lastRunDir(), best);
+    QCOMPARE(QDir(w.runs()->runsFolder()).absolutePath(), QDir(QString::fromStdString(dir)).absolutePath());
+    QCOMPARE(w.runs()->table()->rowCount(), 2);
+    QVERIFY(tab->findChild<QPushButton*>("tuneButton")->isEnabled());
+    QVERIFY(w.grab().save(shotsDir() + "/training_tune.png"));
+  }
+
   void runStopResumeAndScreenshots() {
     MainWindow w;
     w.show();

@@ -104,11 +104,13 @@ class TuneControl {
   /// Safe from any thread and from a signal handler (atomic flags only).
   void requestStop();
   bool stopRequested() const { return stop_.load(); }
+  /// Pauses the run in progress before its next step (and the next run, until unpaused).
+  void setPaused(bool paused);
   /// Used by runTune: the run in progress (nullptr between runs).
   void setRun(Trainer* trainer);
 
  private:
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> stop_{false}, paused_{false};
   std::atomic<Trainer*> trainer_{nullptr};
 };
 

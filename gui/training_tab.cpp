@@ -155,6 +155,8 @@ void TrainingTab::startTraining() {
 }
 
 void TrainingTab::resumeRun(const QString& run_dir, int epochs) {
+  if (ywb::isTuneFolder(run_dir.toStdString())) return resumeTune(run_dir, epochs);  // a count of runs there
+
   // The run's own arguments (resolveTrainArgs): the editor's values are not changes asked for; only an
   // epoch count given here is (set() records it as given, as the command line does).
   ywb::TrainArgs args;
@@ -229,6 +231,7 @@ void TrainingTab::chooseResume() {
 }
 
 void TrainingTab::askEpochsAndResume(const QString& dir) {
+  if (ywb::isTuneFolder(dir.toStdString())) return askIterationsAndResumeTune(dir);
   // How many epochs in all: the run's own count by default; more extends it (a finished run too).
   int planned = 0;
   try {

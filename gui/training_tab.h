@@ -10,6 +10,7 @@
 #include "ywb/system_monitor.h"
 #include "ywb/train_args.h"
 #include "ywb/train_events.h"
+#include "ywb/tune.h"
 
 class QLabel;
 class QProgressBar;
@@ -49,12 +50,16 @@ class TrainingTab : public QWidget {
   /// Continues the run in `run_dir` (its weights/last.safetensors).
   /// Continues the run in `run_dir` with its own arguments; `epochs` > 0 asks for that many epochs in all
   /// (more than the run had extends a stopped or finished run, as `ywb train resume=RUN epochs=N`).
+  /// A tune folder (ywb tune) continues the tune instead, `epochs` then counting its runs (resumeTune).
   void resumeRun(const QString& run_dir, int epochs = 0);
   void stopTraining();
   void setPaused(bool paused);
   /// Starts a hyperparameter tune of `iterations` runs with the Start arguments (training_tab_tune.cpp):
   /// each run shown live as it trains, a log line per iteration, Runs showing the best when it ends.
   void startTune(int iterations);
+  /// Continues the tune in `tune_dir` (its own arguments and space), to `iterations` runs in all (0: its own
+  /// count), its interrupted run from that run's checkpoint.
+  void resumeTune(const QString& tune_dir, int iterations = 0);
   /// Shows a finished or stopped run as it was (training_tab_history.cpp): every epoch chart drawn from its
   /// results.csv with the best epoch and Mosaic's close marked, the phase "finished/stopped at epoch N", its
   /// epochs in the log, and Resume offered with the run's own settings. Further runs are overlaid on the
@@ -84,6 +89,8 @@ class TrainingTab : public QWidget {
   void chooseExport();
   void askEpochsAndResume(const QString& dir);
   void chooseTune();
+  void askIterationsAndResumeTune(const QString& tune_dir);
+  void beginTune(const ywb::TuneOptions& options);
   void onTuneIteration(int iteration, int iterations, const QString& run_dir);
   void endTune();
   /// Empties the charts for a new run; `keep_system`: not the System load and Memory charts (a tune's next

@@ -24,26 +24,53 @@ void TrainingTab::chooseTune() {
 }
 
 void TrainingTab::startTune(int iterations) {
+  ywb::TuneOptions o;
+  o.train = provider_ ? provider_() : ywb::TrainArgs{};
+  o.train.resume.clear();
+  o.iterations = iterations;
+  beginTune(o);
+}
+
+void TrainingTab::resumeTune(const QString& tune_dir, int iterations) {
+  ywb::TuneOptions o;
+  o.resume = tune_dir.toStdString();
+  o.iterations = iterations;
+  beginTune(o);
+}
+
+void TrainingTab::askIterationsAndResumeTune(const QString& tune_dir) {
+  int planned = 0;
+  try {
+    planned = ywb::tuneIterationsPlanned(tune_dir.toStdString());
+  } catch (const std::exception&) {
+    resumeTune(tune_dir, 0);  // the tune reports what is wrong with the folder
+    return;
+  }
+  bool ok = false;
+  const int n = QInputDialog::getInt(
+      this, tr("Resume tune"), tr("Training runs in all (the tune has %1; more extends it):").arg(planned),
+      planned, 1, 100000, 1, &ok);
+  if (ok) resumeTune(tune_dir, n);
+}
+
+void TrainingTab::beginTune(const ywb::TuneOptions& o) {
   if (controller_->running()) return;
-  ywb::TrainArgs args = provider_ ? provider_() : ywb::TrainArgs{};
-  args.resume.clear();
   clearCharts();
   shown_run_.clear();
   resume_run_->setVisible(false);
-  if (!fetchWeights(args)) return;
+  if (o.resume.empty() && !fetchWeights(o.train)) return;
   sample_offset_ = -1;
   tune_dir_.clear();
-  tune_iterations_ = iterations;
+  tune_iterations_ = o.iterations;
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
-  const QString what = tr("Tuning on %1: %2 runs in %3/tune (Runs lists them as tune/iterN)")
-                           .arg(QString::fromStdString(args.data))
-                           .arg(iterations)
-                           .arg(QString::fromStdString(args.project));
+  const QString what = !o.resume.empty()
+                           ? tr("Continuing the tune in %1").arg(QString::fromStdString(o.resume))
+                           : tr("Tuning on %1: %2 runs in %3/tune (Runs lists them as tune/iterN)")
+                                 .arg(QString::fromStdString(o.train.data))
+                                 .arg(o.iterations)
+                                 .arg(QString::fromStdString(o.train.project));
   log_->appendLine(what);
   Q_EMIT logLine(what);
-  ywb::TuneOptions o;
-  o.train = args;
-  o.iterations = iterations;
   controller_->startTune(o);
   drain_timer_->start();
   updateButtons();

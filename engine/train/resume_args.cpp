@@ -9,6 +9,7 @@
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
 #include "ywb/trainer.h"
+#include "ywb/tune.h"
 
 namespace fs = std::filesystem;
 
@@ -81,7 +82,19 @@ std::string resolveResumeFlag(TrainArgs& args) {
   return "resume=true: continuing " + newest + ", the run under " + args.project + " saved last";
 }
 
+namespace {
+
+// A tune folder (`ywb tune`) holds an args.yaml but is not a run: its runs are its iterN folders.
+void refuseTuneFolder(const std::string& path) {
+  if (isTuneFolder(path))
+    fail("resume=", path, " is a tune folder, not a run: `ywb tune resume=", path,
+         "` continues the tune (its runs are iter1, iter2, ... in it)");
+}
+
+}  // namespace
+
 std::string resolveResumeCheckpoint(const std::string& path) {
+  refuseTuneFolder(path);
   if (fs::is_directory(path)) {
     const std::string last = CheckpointFiles::lastPath(path);
     if (!fs::exists(last)) fail("resume=", path, ": no weights/last.safetensors in that run folder");
@@ -92,6 +105,7 @@ std::string resolveResumeCheckpoint(const std::string& path) {
 }
 
 std::string startOverArgsYaml(const std::string& resume) {
+  refuseTuneFolder(resume);
   const fs::path dir(resume), yaml = dir / "args.yaml";
   std::error_code ec;
   if (!fs::is_directory(dir, ec) || fs::exists(CheckpointFiles::lastPath(resume), ec) ||

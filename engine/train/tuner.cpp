@@ -108,6 +108,10 @@ bool isTuneFolder(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / tuneResultsFileName());
 }
 
+int tuneIterationsPlanned(const std::string& dir) {
+  return readTuneSettings((fs::path(dir) / tuneSettingsFileName()).string()).iterations;
+}
+
 std::string bestTuneRun(const std::string& dir) {
   const TuneSettings settings = readTuneSettings((fs::path(dir) / tuneSettingsFileName()).string());
   const std::string csv = (fs::path(dir) / tuneResultsFileName()).string();

@@ -1828,6 +1828,18 @@
         <source>Tune %1: best run %2 (best_hyperparameters.yaml: Hyperparameters &gt; Load YAML)</source>
         <translation>调参 %1：最佳训练 %2（best_hyperparameters.yaml：超参数 &gt; 加载 YAML）</translation>
     </message>
+    <message>
+        <source>Resume tune</source>
+        <translation>继续调参</translation>
+    </message>
+    <message>
+        <source>Training runs in all (the tune has %1; more extends it):</source>
+        <translation>训练总次数（该调参有 %1 次；更多则延长）：</translation>
+    </message>
+    <message>
+        <source>Continuing the tune in %1</source>
+        <translation>继续 %1 中的调参</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::WeightsDownloadDialog</name>

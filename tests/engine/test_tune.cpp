@@ -194,7 +194,15 @@ class TestTune : public QObject {
     for (size_t k = 0; k < kSmallSpace.size(); ++k)
       QCOMPARE(valueOf(cfg, kSmallSpace[k].name), rows[size_t(best)].values[k]);
     QVERIFY(!fs::exists(s.dir + "/tune_fitness.png"));  // plots=false
-    TuneOptions reuse = o;                              // exist_ok reuses a folder, never another tune's rows
+    TrainArgs wrong;                                    // a tune folder is not a run to resume
+    wrong.resume = s.dir;
+    QVERIFY(qErrorOf([&] {
+              resolveTrainArgs(wrong);
+            }).contains("is a tune folder, not a run: `ywb tune resume=" + QString::fromStdString(s.dir)));
+    QVERIFY(qErrorOf([&] { Trainer(wrong).run(); }).contains("is a tune folder"));
+    QVERIFY(!fs::exists(s.dir + "/results.csv"));
+    // exist_ok reuses a folder, never another tune's rows
+    TuneOptions reuse = o;
     reuse.train.exist_ok = true;
     QVERIFY(qErrorOf([&] {
               runTune(reuse);

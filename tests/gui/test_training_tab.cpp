@@ -275,6 +275,15 @@ class TestTrainingTab : public QObject {
     QCOMPARE(w.runs()->table()->rowCount(), 2);
     QVERIFY(tab->findChild<QPushButton*>("tuneButton")->isEnabled());
     QVERIFY(w.grab().save(shotsDir() + "/training_tune.png"));
+    // Resume on the tune folder continues the tune (here to 3 runs): one more run, not a run in the folder.
+    tab->resumeRun(QString::fromStdString(dir), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(ended.count() == 2, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(iterations.count(), 3);
+    QCOMPARE(iterations.last().at(0).toInt(), 3);
+    QCOMPARE(ywb::readTuneResults(dir + "/" + ywb::tuneResultsFileName(), ywb::defaultTuneSpace()).size(),
+             size_t(3));
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(dir) + "/results.csv"));
   }
 
   void runStopResumeAndScreenshots() {

@@ -124,6 +124,8 @@ const char* tuneResultsFileName();  ///< tune_results.csv: fitness, then the spa
 const char* tuneBestFileName();     ///< best_hyperparameters.yaml
 /// True when `dir` is a tune folder (it holds tune_results.csv).
 bool isTuneFolder(const std::string& dir);
+/// The iterations a tune folder plans in all (its tune.yaml). Throws ywb::Error naming the file.
+int tuneIterationsPlanned(const std::string& dir);
 /// The run folder of a tune's best iteration so far (<dir>/iterK). Throws ywb::Error naming the file when the
 /// tune's files cannot be read or no iteration has finished.
 std::string bestTuneRun(const std::string& dir);

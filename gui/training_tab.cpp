@@ -169,23 +169,31 @@ void TrainingTab::begin(const ywb::TrainArgs& args) {
   if (controller_->running()) return;
   const bool resuming = !args.resume.empty();
   // A resumed run continues its curves (those of this session, or of the run shown from its results.csv);
-  // anything else starts clean. Overlaid runs go either way.
-  for (const auto& [c, n] : own_series_) c->removeSeriesFrom(n);
+  // anything else starts clean.
   const bool other_run =
       !shown_run_.isEmpty() && QDir(QString::fromStdString(args.resume)) != QDir(shown_run_);
-  if (!resuming || other_run) clearCharts();
+  prepareRun(!resuming || other_run);
+  if (!resuming && !fetchWeights(args)) return;
+  launchRun(resuming ? tr("Resuming %1").arg(QString::fromStdString(args.resume))
+                     : tr("Starting training on %1").arg(QString::fromStdString(args.data)),
+            [&] { controller_->start(args); });
+}
+
+void TrainingTab::prepareRun(bool clear) {
+  for (const auto& [c, n] : own_series_) c->removeSeriesFrom(n);  // overlaid runs go either way
+  if (clear) clearCharts();
   shown_run_.clear();
   resume_run_->setVisible(false);
   eta_->setToolTip(QString());
   for (MetricChart* c : {speed_chart_, system_, memory_}) c->setNote(QString());  // live from here on
-  if (!resuming && !fetchWeights(args)) return;
+}
+
+void TrainingTab::launchRun(const QString& what, const std::function<void()>& start) {
   sample_offset_ = -1;
   phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
-  const QString what = resuming ? tr("Resuming %1").arg(QString::fromStdString(args.resume))
-                                : tr("Starting training on %1").arg(QString::fromStdString(args.data));
   log_->appendLine(what);
   Q_EMIT logLine(what);
-  controller_->start(args);
+  start();
   drain_timer_->start();
   updateButtons();
 }

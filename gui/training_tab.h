@@ -96,6 +96,12 @@ class TrainingTab : public QWidget {
   /// Empties the charts for a new run; `keep_system`: not the System load and Memory charts (a tune's next
   /// run: those run on the tune's own clock).
   void clearCharts(bool keep_system = false);
+  /// What every start (a run, a resume, a tune) does to the tab first: the shown runs' overlays removed, the
+  /// charts emptied when `clear` (a resume of the shown run continues its curves), the shown run let go and
+  /// the live charts' notes cleared.
+  void prepareRun(bool clear);
+  /// Says `what` in the log, calls `start` (the controller's), and follows the run's events from there.
+  void launchRun(const QString& what, const std::function<void()>& start);
   /// Fetches official weights named in model=/pretrained=; false (and why, in the log) when one cannot be.
   bool fetchWeights(const ywb::TrainArgs& args);
   void drawRun(const RunResults& r);

@@ -55,25 +55,16 @@ void TrainingTab::askIterationsAndResumeTune(const QString& tune_dir) {
 
 void TrainingTab::beginTune(const ywb::TuneOptions& o) {
   if (controller_->running()) return;
-  clearCharts();
-  shown_run_.clear();
-  resume_run_->setVisible(false);
+  prepareRun(/*clear=*/true);
   if (o.resume.empty() && !fetchWeights(o.train)) return;
-  sample_offset_ = -1;
   tune_dir_.clear();
   tune_iterations_ = o.iterations;
-  phase_->setStyleSheet("font-weight: bold; font-size: 13pt; color: #4fc3f7; padding: 0 12px;");
-  const QString what = !o.resume.empty()
-                           ? tr("Continuing the tune in %1").arg(QString::fromStdString(o.resume))
-                           : tr("Tuning on %1: %2 runs in %3/tune (Runs lists them as tune/iterN)")
-                                 .arg(QString::fromStdString(o.train.data))
-                                 .arg(o.iterations)
-                                 .arg(QString::fromStdString(o.train.project));
-  log_->appendLine(what);
-  Q_EMIT logLine(what);
-  controller_->startTune(o);
-  drain_timer_->start();
-  updateButtons();
+  launchRun(!o.resume.empty() ? tr("Continuing the tune in %1").arg(QString::fromStdString(o.resume))
+                              : tr("Tuning on %1: %2 runs in %3/tune (Runs lists them as tune/iterN)")
+                                    .arg(QString::fromStdString(o.train.data))
+                                    .arg(o.iterations)
+                                    .arg(QString::fromStdString(o.train.project)),
+            [&] { controller_->startTune(o); });
 }
 
 void TrainingTab::onTuneIteration(int iteration, int iterations, const QString& run_dir) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <sstream>
 
 namespace ywb {
 
@@ -36,6 +37,14 @@ std::string commaList(std::initializer_list<const char*> words) {
   std::string s;
   for (const char* w : words) s += (s.empty() ? "" : ", ") + std::string(w);
   return s;
+}
+
+std::vector<std::string> csvCells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) out.push_back(trimmed(cell));
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
 }
 
 }  // namespace ywb

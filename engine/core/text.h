@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ywb {
 
@@ -23,6 +24,10 @@ std::optional<bool> switchWord(std::string_view s);
 /// lower-case, without the dot): the rule behind "is this an image / a video" (data/image_list.h,
 /// data/video_io.h). A name without an extension, or a dot-file's own name, has none.
 bool hasExtension(const std::string& path, std::initializer_list<const char*> extensions);
+/// The cells of one CSV line (comma-separated, no quoting, as results.csv and tune_results.csv are written),
+/// each trimmed; a trailing comma ends in an empty cell.
+std::vector<std::string> csvCells(const std::string& line);
+
 /// Words as messages list them: "jpg, jpeg, png".
 std::string commaList(std::initializer_list<const char*> words);
 

@@ -63,17 +63,9 @@ std::string rowLine(const ResultsRow& r, bool end2end) {
   return line + "\n";
 }
 
-std::vector<std::string> cells(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) out.push_back(trimmed(cell));
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 // Whether a file's text has the end-to-end columns in its header (its first line).
 bool hasEnd2EndColumns(const std::string& text) {
-  for (const std::string& name : cells(text.substr(0, text.find('\n'))))
+  for (const std::string& name : csvCells(text.substr(0, text.find('\n'))))
     for (const auto& c : columnTable())
       if (c.end2end_only && name == c.name) return true;
   return false;
@@ -128,7 +120,7 @@ std::vector<ResultsRow> readResults(const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) fail(path, ":1: empty file, not a results.csv");
   // where each of our columns sits in this file (-1: absent)
-  const std::vector<std::string> header = cells(line);
+  const std::vector<std::string> header = csvCells(line);
   std::vector<int> at(columnTable().size(), -1);
   for (size_t c = 0; c < columnTable().size(); ++c)
     for (size_t h = 0; h < header.size(); ++h)
@@ -137,7 +129,7 @@ std::vector<ResultsRow> readResults(const std::string& path) {
   std::vector<ResultsRow> rows;
   for (int lineno = 2; std::getline(in, line); ++lineno) {
     if (trimmed(line).empty()) continue;
-    const std::vector<std::string> v = cells(line);
+    const std::vector<std::string> v = csvCells(line);
     if (v.size() != header.size())
       fail(path, ":", lineno, ": ", v.size(), " values for ", header.size(), " columns");
     ResultsRow r;

@@ -33,6 +33,12 @@ std::string tuneValueText(double v) {
   return text;
 }
 
+std::vector<double> spaceValues(const TrainArgs& args, const std::vector<TuneDimension>& space) {
+  std::vector<double> v;
+  for (const auto& d : space) v.push_back(std::strtod(args.get(d.name).c_str(), nullptr));
+  return v;
+}
+
 std::vector<TuneRow> readTuneResults(const std::string& path, const std::vector<TuneDimension>& space) {
   std::istringstream in(readFile(path));
   std::string line;
@@ -41,9 +47,7 @@ std::vector<TuneRow> readTuneResults(const std::string& path, const std::vector<
   while (std::getline(in, line)) {
     ++n;
     if (trimmed(line).empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream cs(line);
-    for (std::string c; std::getline(cs, c, ',');) cells.push_back(trimmed(c));
+    const std::vector<std::string> cells = csvCells(line);
     if (n == 1) {
       std::string want = "fitness";
       for (const auto& d : space) want += "," + d.name;

@@ -14,6 +14,9 @@ const char* tuneSettingsFileName();  ///< tune.yaml
 /// A value as tune_results.csv and best_hyperparameters.yaml write it (exact to 10 digits).
 std::string tuneValueText(double v);
 
+/// The space's arguments' values in `args`, in space order.
+std::vector<double> spaceValues(const TrainArgs& args, const std::vector<TuneDimension>& space);
+
 /// Appends one row (writing the header first for a new file).
 void appendTuneRow(const std::string& path, const std::vector<TuneDimension>& space, const TuneRow& row);
 /// Writes best_hyperparameters.yaml: the best row's values as `name: value`, under comments that say which

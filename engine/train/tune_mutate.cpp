@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/rng.h"
+#include "train/tune_files.h"
 #include "ywb/tune.h"
 
 namespace ywb {
@@ -52,8 +53,8 @@ std::vector<double> tuneCandidate(const std::vector<TuneDimension>& space, const
                                   const TrainArgs& base, uint64_t seed, int iteration) {
   std::vector<double> out;
   if (rows.empty()) {  // the arguments as given, held to the space
-    for (const auto& d : space)
-      out.push_back(std::clamp(std::strtod(base.get(d.name).c_str(), nullptr), d.lo, d.hi));
+    out = spaceValues(base, space);
+    for (size_t i = 0; i < space.size(); ++i) out[i] = std::clamp(out[i], space[i].lo, space[i].hi);
     return out;
   }
   Rng rng(mixSeed(seed, uint64_t(iteration), 0x74756e65 /* "tune" */));

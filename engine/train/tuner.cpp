@@ -80,9 +80,7 @@ void applyValues(TrainArgs& args, const std::vector<TuneDimension>& space,
 std::vector<double> recordedValues(const std::string& run_dir, const std::vector<TuneDimension>& space) {
   TrainArgs a;
   loadTrainArgsYaml((fs::path(run_dir) / "args.yaml").string(), a);
-  std::vector<double> v;
-  for (const auto& d : space) v.push_back(std::strtod(a.get(d.name).c_str(), nullptr));
-  return v;
+  return spaceValues(a, space);
 }
 
 // The AMP check decides a run's precision by timing it, and where the two precisions run close it may
@@ -219,13 +217,12 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
     appendTuneRow(csv, settings.space, row);
     rows.push_back(row);
     const int best = bestRow(rows);
-    if (best == int(rows.size()) - 1) {
-      writeTuneBest((fs::path(dir) / tuneBestFileName()).string(), settings.space, row, it, int(rows.size()));
+    writeTuneBest((fs::path(dir) / tuneBestFileName()).string(), settings.space, rows[size_t(best)], best + 1,
+                  int(rows.size()));
+    if (best == int(rows.size()) - 1) {  // a new best: the earlier runs' weights go
       for (int k = 1; k < it; ++k) removeWeights(iterationDir(dir, k), observer);
     } else {
       removeWeights(run_dir, observer);
-      writeTuneBest((fs::path(dir) / tuneBestFileName()).string(), settings.space, rows[size_t(best)],
-                    best + 1, int(rows.size()));
     }
     if (base.plots) writeFitnessPlot(dir, rows);
     report.iteration = it;

@@ -57,6 +57,13 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
       tr("End-to-end models (YOLO26): ticked, the one-to-one head's detections without NMS; "
          "unticked, the one-to-many head with NMS at the IoU beside (end2end=false). "
          "Other models always use NMS."));
+  augment_ = new QCheckBox(tr("test-time augmentation"), this);
+  augment_->setObjectName("predAugment");
+  augment_->setChecked(ywb::ValOptions{}.augment);
+  augment_->setToolTip(
+      tr("Ultralytics' augment=True: each image also runs mirrored at 0.83x and at 0.67x its size, and the "
+         "three passes' boxes go through NMS together (two to three times the inference time). An end-to-end "
+         "model's NMS-free head runs one pass, as in Ultralytics."));
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
@@ -88,6 +95,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(conf_, 0, 4);
   grid->addWidget(iou_label_, 1, 3);
   grid->addWidget(iou_, 1, 4);
+  grid->addWidget(augment_, 0, 5);
   grid->addWidget(end2end_, 1, 5);
   grid->setColumnStretch(1, 3);
   grid->setColumnStretch(4, 1);
@@ -143,6 +151,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(iou_, &QSlider::sliderReleased, this, again);
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(end2end_, &QCheckBox::toggled, this, again);
+  connect(augment_, &QCheckBox::toggled, this, again);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
@@ -202,6 +211,7 @@ void PredictionsTab::validate() {
   o.weights = weights.toStdString();
   o.iou = iou_->value() / 100.0;
   o.end2end = end2end_->isChecked();
+  o.augment = augment_->isChecked();
   o.keep_detections = true;
   o.workers = 2;
   o.device = "";
@@ -244,6 +254,14 @@ QString PredictionsTab::validationPath(const ywb::ValReport& r) const {
   return tr("Detections after NMS at IoU %1.").arg(iou_->value() / 100.0, 0, 'f', 2);
 }
 
+QString PredictionsTab::augmentNote(bool augmented) const {
+  if (augmented) return " " + tr("Test-time augmented: 3 passes per image (1x, 0.83x mirrored, 0.67x).");
+  if (augment_->isChecked())
+    return " " + tr("Test-time augmentation does not apply to the NMS-free head (as in Ultralytics); untick "
+                    "end-to-end to augment its one-to-many head.");
+  return {};
+}
+
 void PredictionsTab::showReport(const ywb::ValReport& r) {
   report_ = r;
   from_source_ = false;
@@ -265,7 +283,7 @@ void PredictionsTab::showReport(const ywb::ValReport& r) {
                         .arg(m.map, 0, 'f', 3)
                         .arg(r.ms_inference, 0, 'f', 1)
                         .arg(r.ms_nms, 0, 'f', 1) +
-                    "\n" + validationPath(r));
+                    "\n" + validationPath(r) + augmentNote(r.augmented));
   Q_EMIT logLine(summary_->text());
   table_->setRowCount(int(m.per_class.size()));
   for (int row = 0; row < int(m.per_class.size()); ++row) {

@@ -59,6 +59,9 @@ class PredictionsTab : public QWidget {
  private:
   void showReport(const ywb::ValReport& r);
   QString validationPath(const ywb::ValReport& r) const;
+  /// What test-time augmentation did: a sentence when it ran, or when it was asked and the model's NMS-free
+  /// path left it out; empty when not asked.
+  QString augmentNote(bool augmented) const;
   void showImage(int index);
   void addPrediction(const ywb::ImageDetections& d, const std::vector<std::string>& names);
   void finishPrediction(const ywb::PredictReport& r, const QString& error);
@@ -75,6 +78,7 @@ class PredictionsTab : public QWidget {
   QLineEdit* data_ = nullptr;
   QLineEdit* source_ = nullptr;
   QCheckBox* end2end_ = nullptr;
+  QCheckBox* augment_ = nullptr;  // test-time augmentation (augment=true)
   QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;

@@ -48,6 +48,7 @@ void PredictionsTab::predict() {
   o.conf = ywb::ValOptions{}.conf;
   o.iou = iou_->value() / 100.0;
   o.end2end = end2end_->isChecked();
+  o.augment = augment_->isChecked();
   QPointer<PredictionsTab> self(this);
   o.on_result = [self, flag = workers_.cancelFlag()](const ywb::PredictReport& r) {
     if (flag->load()) throw ywb::Error("prediction cancelled");
@@ -107,6 +108,7 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
                      .arg(shown)
                      .arg(confidence(), 0, 'f', 2)
                      .arg(dets.empty() ? 0.0 : ms / double(dets.size()), 0, 'f', 1);
+  line += augmentNote(r.augmented);
   if (!r.skipped.empty()) line += "\n" + tr("%1 skipped (named in the log)").arg(r.skipped.size());
   summary_->setText(line);
   Q_EMIT logLine(line);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/augment_arg.h"
 #include "cli/class_counts.h"
 #include "cli/verb_registry.h"
 #include "cli/weights_arg.h"
@@ -32,8 +33,8 @@ std::vector<int> classIds(std::string text) {
 
 int runPredict(const Args& a) {
   a.requireKnown({"weights", "model", "source", "conf", "iou", "imgsz", "max_det", "device", "project",
-                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end", "save",
-                  "vid_stride"});
+                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end", "save", "vid_stride",
+                  "augment"});
   PredictOptions o;
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.source = a.str("source");
@@ -44,6 +45,7 @@ int runPredict(const Args& a) {
   o.device = a.str("device");
   o.agnostic = a.boolean("agnostic_nms", false);
   o.end2end = a.boolean("end2end", o.end2end);
+  o.augment = a.boolean("augment", o.augment);
   o.save_txt = a.boolean("save_txt", true);
   o.save_conf = a.boolean("save_conf", false);
   o.save = a.boolean("save", true);
@@ -65,6 +67,7 @@ int runPredict(const Args& a) {
     };
   }
   const PredictReport r = predictImages(o);
+  if (o.augment && !r.augmented) std::fprintf(stderr, "%s\n", augmentIgnoredNote().c_str());
   if (a.json) {
     nlohmann::json images = nlohmann::json::array();
     for (const auto& img : r.images) {
@@ -82,6 +85,7 @@ int runPredict(const Args& a) {
     std::cout << nlohmann::json{{"run_dir", o.out_dir},
                                 {"images", images},
                                 {"videos", r.videos},
+                                {"augmented", r.augmented},
                                 {"skipped", r.skipped}}
                      .dump(2)
               << "\n";
@@ -98,7 +102,9 @@ const RegisterVerb reg{
      "weights=FILE.safetensors source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
      "weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [classes=all] [save_txt=true] [save_conf=false]\n"
-     "        [project=runs/detect] [name=predict] [end2end=true] [save=true] [vid_stride=1] [--json]\n\n"
+     "        [project=runs/detect] [name=predict] [end2end=true] [save=true] [vid_stride=1] "
+     "[augment=false]\n"
+     "        [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "label\n"
      "file labels/<stem>.txt per image (class cx cy w h, normalised: usable as training labels; save_conf\n"
@@ -119,7 +125,8 @@ const RegisterVerb reg{
          "(frames counted from 1, as in Ultralytics);\n--json gives each frame's entry its frame number.\n"
          "vid_stride=N predicts frames N, 2N, ... only (the video's own numbers name them). save=false "
          "writes\n"
-         "no annotated images or videos (labels still follow save_txt).",
+         "no annotated images or videos (labels still follow save_txt).\n" +
+         augmentHelp(),
      runPredict}};
 
 }  // namespace

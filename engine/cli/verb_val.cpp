@@ -3,6 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/augment_arg.h"
 #include "cli/verb_registry.h"
 #include "cli/weights_arg.h"
 #include "ywb/error.h"
@@ -13,7 +14,7 @@ namespace {
 
 int runVal(const Args& a) {
   a.requireKnown({"data", "weights", "model", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
-                  "save_json", "plots", "project", "name", "split", "end2end"});
+                  "save_json", "plots", "project", "name", "split", "end2end", "augment"});
   ValOptions o;
   o.data = a.str("data");
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
@@ -26,6 +27,7 @@ int runVal(const Args& a) {
   o.device = a.str("device");
   o.workers = int(a.integer("workers", o.workers));
   o.end2end = a.boolean("end2end", o.end2end);
+  o.augment = a.boolean("augment", o.augment);
   // Ultralytics' val writes into a new run folder: its plots (plots=true, its default) and predictions.json.
   const bool plots = a.boolean("plots", true), save_json = a.boolean("save_json", false);
   const std::string dir =
@@ -41,6 +43,7 @@ int runVal(const Args& a) {
       throw;
     }
   }();
+  if (o.augment && !r.augmented) std::fprintf(stderr, "%s\n", augmentIgnoredNote().c_str());
   const auto& m = r.metrics;
   if (a.json) {
     nlohmann::ordered_json j;
@@ -52,6 +55,7 @@ int runVal(const Args& a) {
     j["mAP50"] = m.map50;
     j["mAP50-95"] = m.map;
     j["coco"] = m.coco;
+    j["augmented"] = r.augmented;
     j["classes"] = nlohmann::ordered_json::array();
     for (const auto& c : m.per_class) {
       j["classes"].push_back({{"name", r.names[size_t(c.cls)]},
@@ -86,6 +90,7 @@ int runVal(const Args& a) {
   // On the NMS-free path the NMS slot times the top-k selection that takes its place.
   std::printf("Speed: %.1f ms preprocess, %.1f ms inference, %.1f ms %s, %.1f ms metrics per image\n",
               r.ms_preprocess, r.ms_inference, r.ms_nms, r.nms_free ? "top-k (no NMS)" : "NMS", r.ms_metrics);
+  if (r.augmented) std::printf("Test-time augmentation: 3 passes per image (1x, 0.83x mirrored, 0.67x)\n");
   if (r.has_losses)
     std::printf("Losses: box %.5f, cls %.5f, dfl %.5f (mean per batch of %d)\n", r.box_loss, r.cls_loss,
                 r.dfl_loss, o.batch);
@@ -100,7 +105,7 @@ const RegisterVerb reg{
     {"val", "validate weights on a dataset split (COCO-exact metrics)",
      "data=DATA.yaml weights=FILE.safetensors [imgsz=from weights] [batch=16] [conf=0.001] [iou=0.7]\n"
      "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [plots=true]\n"
-     "        [project=runs/detect] [name=val] [end2end=true] [--json]\n\n"
+     "        [project=runs/detect] [name=val] [end2end=true] [augment=false] [--json]\n\n"
      "Ultralytics' validation rules (OpenCV-exact JPEG decoding, rectangular batches with pad 0.5,\n"
      "multi-label NMS), then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers, not Ultralytics'\n"
      "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
@@ -113,7 +118,8 @@ const RegisterVerb reg{
      "model=, Ultralytics' name for it) may also be an official name (yolo11n.pt, `ywb weights list`).\n"
      "An end-to-end model (YOLO26) is validated NMS-free from its\n"
      "one-to-one head (the top max_det anchors, then the top max_det anchor-class pairs); end2end=false\n"
-     "takes its one-to-many head with NMS.",
+     "takes its one-to-many head with NMS.\n" +
+         augmentHelp(),
      runVal}};
 
 }  // namespace

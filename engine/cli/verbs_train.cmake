@@ -5,5 +5,6 @@ target_sources(ywb PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/verb_val.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/class_counts.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/verb_predict.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/augment_arg.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/verb_quickstart.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/verb_bench_train.cpp)

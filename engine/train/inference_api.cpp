@@ -37,6 +37,7 @@ ValReport validateWeights(const ValOptions& o) {
     vo.iou = o.iou;
     vo.max_det = o.max_det;
     vo.end2end = o.end2end;
+    vo.augment = o.augment;
     vo.keep_detections = o.keep_detections || !o.save_json.empty();
     std::vector<std::string> plots;
     if (!o.plots_dir.empty()) {
@@ -76,6 +77,7 @@ ValReport validateWeights(const ValOptions& o) {
     if (o.keep_detections) rep.detections = std::move(r.detections);
     rep.end2end_model = lm.model->end2end();
     rep.nms_free = r.nms_free;
+    rep.augmented = r.augmented;
     return rep;
   });
 }

@@ -17,6 +17,7 @@
 #include "data/video_io.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
+#include "model/test_time_augment.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "ywb/inference.h"
@@ -32,6 +33,11 @@ void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::v
   drawBoxes(img, drawn, names);
 }
 
+// Whether the detections come NMS-free from an end-to-end model's one-to-one head.
+bool nmsFree(const model::DetectionModelImpl& m, const PredictOptions& o) {
+  return o.end2end && m.end2end();
+}
+
 // One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
 // one-to-many head.
 // With `classes`, Ultralytics' filter: NMS-free, the rows of other classes are dropped from the selection;
@@ -39,13 +45,15 @@ void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::v
 // candidate (the same candidates as Ultralytics' filter after its best-class step).
 at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
                         const at::Tensor& allowed) {
-  if (o.end2end && m.end2end()) {
+  if (nmsFree(m, o)) {
     const at::Tensor det =
         eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
     if (!allowed.defined()) return det;
     return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
   }
-  at::Tensor pred = m.predict(x);  // [1, 4 + nc, A]
+  at::Tensor pred = o.augment ? model::augmentedPrediction(
+                                    x, m.strides(), [&](const at::Tensor& xi) { return m.predict(xi); })
+                              : m.predict(x);  // [1, 4 + nc, A]
   if (allowed.defined()) {
     const at::Tensor scores = pred.narrow(1, 4, pred.size(1) - 4);
     const at::Tensor keep = allowed.to(pred.device()).index({scores.argmax(1)});  // [1, A]
@@ -73,6 +81,7 @@ class Predictor {
   }
 
   const std::vector<std::string>& names() const { return lm_.names; }
+  bool nmsFree() const { return ywb::nmsFree(*lm_.model, o_); }
 
   // A name for the outputs of `path` (its stem), unique within the run: images of one name from different
   // folders (a recursive folder, a list, a pattern) get stem_2, stem_3, ... instead of overwriting each
@@ -168,6 +177,8 @@ PredictReport predictImages(const PredictOptions& o) {
     Predictor p(o);
     PredictReport rep;
     rep.names = p.names();
+    rep.nms_free = p.nmsFree();
+    rep.augmented = o.augment && !rep.nms_free;
     auto report = [&](ImageDetections&& det) {
       rep.images.push_back(std::move(det));
       if (o.on_result) o.on_result(rep);

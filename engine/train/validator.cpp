@@ -9,6 +9,7 @@
 #include "core/torch_compat.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
+#include "model/test_time_augment.h"
 
 namespace ywb {
 namespace {
@@ -62,6 +63,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   };
   ValidationResult res;
   res.nms_free = e2e;
+  res.augmented = opt.augment && !e2e;
   DetectionMetrics metrics(num_classes);
   const bool was_training = model.is_training();
   model.eval();
@@ -103,6 +105,14 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     for (auto& f : h.one2many) f = f.to(at::kFloat);
     for (auto& f : h.one2one) f = f.to(at::kFloat);
     at::Tensor pred = model.detect()->decode(e2e ? h.one2one : h.one2many);
+    if (res.augmented) {
+      const auto one_pass = [&](const at::Tensor& xi) {
+        std::vector<at::Tensor> maps = model.forward(xi);
+        for (auto& f : maps) f = f.to(at::kFloat);
+        return model.detect()->decode(maps);
+      };
+      pred = model::augmentedPrediction(x, model.strides(), one_pass, pred);
+    }
     if (loss) loss_sum += loss->items(h, targets).to(device);
     t_inf += since(t0);
     t0 = Clock::now();

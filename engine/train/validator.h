@@ -27,6 +27,10 @@ struct ValidatorOptions {
   /// An end-to-end model (YOLO26) is validated from its one-to-one branches without NMS (top-k, see
   /// eval::end2endDetections); false takes its one-to-many branches with NMS. No effect on other models.
   bool end2end = true;
+  /// Test-time augmentation (model/test_time_augment.h) on the NMS path: the detections come from three
+  /// passes (the losses from the first, the plain input's). An end-to-end model's NMS-free path ignores it,
+  /// as Ultralytics' (ValidationResult::augmented says whether it ran).
+  bool augment = false;
   /// Run the model under autocast in `autocast_dtype` (the training's mixed precision; decode, loss, NMS
   /// and metrics stay fp32).
   bool autocast = false;
@@ -54,7 +58,8 @@ struct ValidationResult {
   double data_wait_s = 0;  ///< total seconds spent waiting for the loader
   int64_t images = 0;
   std::vector<ImageDetections> detections;  ///< when keep_detections
-  bool nms_free = false;  ///< an end-to-end model's one-to-one branches without NMS gave the detections
+  bool augmented = false;  ///< the detections are test-time augmented (options.augment on the NMS path)
+  bool nms_free = false;   ///< an end-to-end model's one-to-one branches without NMS gave the detections
 };
 
 /// Loader options of a validation pass (Ultralytics' validation loader): rectangular aspect-sorted batches

@@ -1217,6 +1217,22 @@
         <source>Detections after NMS at IoU %1.</source>
         <translation>IoU %1 下经 NMS 后的检测结果。</translation>
     </message>
+    <message>
+        <source>test-time augmentation</source>
+        <translation>测试时增强</translation>
+    </message>
+    <message>
+        <source>Ultralytics&apos; augment=True: each image also runs mirrored at 0.83x and at 0.67x its size, and the three passes&apos; boxes go through NMS together (two to three times the inference time). An end-to-end model&apos;s NMS-free head runs one pass, as in Ultralytics.</source>
+        <translation>即 Ultralytics 的 augment=True：每张图像另以 0.83 倍（左右镜像）和 0.67 倍尺寸各推理一次，三次推理的框一起经过 NMS（推理时间为两到三倍）。端到端模型的无 NMS 头只推理一次，与 Ultralytics 相同。</translation>
+    </message>
+    <message>
+        <source>Test-time augmented: 3 passes per image (1x, 0.83x mirrored, 0.67x).</source>
+        <translation>已使用测试时增强：每张图像推理 3 次（1 倍、0.83 倍镜像、0.67 倍）。</translation>
+    </message>
+    <message>
+        <source>Test-time augmentation does not apply to the NMS-free head (as in Ultralytics); untick end-to-end to augment its one-to-many head.</source>
+        <translation>测试时增强不适用于无 NMS 头（与 Ultralytics 相同）；取消勾选端到端即可对其一对多头进行增强。</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::RunPictures</name>

@@ -7,3 +7,4 @@ ywb_add_test(test_val_parity SOURCES test_val_parity.cpp LABELS unit ENGINE_INTE
 if(OpenCV_FOUND OR YW_OPENCV_imgcodecs)
   target_compile_definitions(test_val_parity PRIVATE YW_TEST_IMGCODECS=1)
 endif()
+ywb_add_test(test_test_time_augment SOURCES test_test_time_augment.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)

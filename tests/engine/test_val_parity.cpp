@@ -25,6 +25,7 @@
 #include "eval/coco_ids.h"
 #include "loss/detection_loss.h"
 #include "support/error_of.h"
+#include "support/shapes_copy.h"
 #include "train/model_loader.h"
 #include "train/validator.h"
 #include "ywb/error.h"
@@ -43,11 +44,8 @@ QJsonDocument readJson(const QString& path) {
   return QJsonDocument::fromJson(f.readAll());
 }
 
-// A writable copy of the shared shapes dataset (scans write their label cache beside the labels).
 std::string copyShapes(const QTemporaryDir& dir) {
-  const fs::path dst = fs::path(dir.path().toStdString()) / "shapes";
-  fs::copy(kUltra + "/shapes", dst, fs::copy_options::recursive);
-  return (dst / "data.yaml").string();
+  return copyShapesDataset(dir.path().toStdString()) + "/data.yaml";
 }
 
 double iou(const QJsonArray& a, const QJsonArray& b) {  // COCO [x, y, w, h]

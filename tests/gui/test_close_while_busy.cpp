@@ -11,7 +11,6 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <filesystem>
 
 #include "augmentation_tab.h"
 #include "dataset_tab.h"
@@ -19,9 +18,8 @@
 #include "feature_maps_tab.h"
 #include "main_window.h"
 #include "predictions_tab.h"
+#include "support/shapes_copy.h"
 #include "worker_threads.h"
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -29,12 +27,7 @@ const std::string kUltra = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics";
 
 // A writable copy of the shared shapes dataset (256 train and 64 val images; scans write a label cache).
 QString copyShapes(const QString& dir, const QString& name) {
-  const fs::path dst = fs::path(dir.toStdString()) / name.toStdString();
-  fs::copy(kUltra + "/shapes", dst, fs::copy_options::recursive);
-  for (const auto& e : fs::recursive_directory_iterator(dst))
-    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
-  fs::permissions(dst, fs::perms::owner_write, fs::perm_options::add);
-  return QString::fromStdString(dst.string());
+  return QString::fromStdString(copyShapesDataset(dir.toStdString(), name.toStdString()));
 }
 
 }  // namespace

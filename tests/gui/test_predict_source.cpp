@@ -150,10 +150,34 @@ class TestPredictSource : public QObject {
     QCOMPARE(tab.report().detections.size(), want.images.size());
     QCOMPARE(tab.report().detections[0].boxes.size(), want.images[0].boxes.size());
 
+    // Ticking test-time augmentation predicts again with augment=true: the engine's augmented detections
+    // (run here directly), and the summary says what ran.
+    tab.findChild<QCheckBox*>("predAugment")->setChecked(true);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 3, 60000);
+    QVERIFY(done.last().first().toBool());
+    o.augment = true;
+    const ywb::PredictReport tta = ywb::predictImages(o);
+    QVERIFY(tta.augmented);
+    const auto& got_tta = tab.report().detections;
+    QCOMPARE(got_tta.size(), tta.images.size());
+    bool differs = false;
+    for (size_t i = 0; i < got_tta.size(); ++i) {
+      QCOMPARE(got_tta[i].boxes.size(), tta.images[i].boxes.size());
+      for (size_t k = 0; k < got_tta[i].boxes.size(); ++k)
+        QCOMPARE(got_tta[i].boxes[k].score, tta.images[i].boxes[k].score);
+      differs = differs || got_tta[i].boxes.size() != want.images[i].boxes.size();
+    }
+    QVERIFY2(differs, "the augmented passes add detections");
+    QVERIFY2(summary->text().contains("Test-time augmented: 3 passes per image"),
+             qPrintable(summary->text()));
+    list->setCurrentRow(shown_row);
+    QTest::qWait(100);
+    QVERIFY(tab.grab().save(shotsDir() + "/predictions_tta.png"));
+
     // A missing source fails with the engine's message, and says so.
     tab.setSource(tmp.path() + "/nothing-here");
     tab.predict();
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 3, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 4, 60000);
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));

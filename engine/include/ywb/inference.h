@@ -40,6 +40,10 @@ struct ValOptions {
   /// An end-to-end model (YOLO26) is validated from its one-to-one head without NMS; false takes its
   /// one-to-many head with NMS. Ignored for other models.
   bool end2end = true;
+  /// Test-time augmentation, as Ultralytics' augment=True: the detections are those of three passes (the
+  /// input, a mirrored 0.83x copy and a 0.67x copy) through NMS together; the losses are the input's. An
+  /// end-to-end model on its NMS-free path ignores it, as Ultralytics' does (ValReport::augmented).
+  bool augment = false;
   /// Asked between batches (may be empty): true stops the validation, and validateWeights throws ywb::Error
   /// ("validation cancelled") instead of reporting a part of the split.
   std::function<bool()> cancel;
@@ -60,6 +64,7 @@ struct ValReport {
   /// NMS (ms_nms is then the top-k selection); an end-to-end model with nms_free false ran its one-to-many
   /// branches with NMS (ValOptions::end2end = false).
   bool end2end_model = false, nms_free = false;
+  bool augmented = false;  ///< test-time augmentation ran (ValOptions::augment, and not the NMS-free path)
   std::vector<std::string> plots;  ///< the files written into ValOptions::plots_dir
 };
 
@@ -88,6 +93,7 @@ struct PredictOptions {
   int vid_stride = 1;
   bool save_conf = false;  ///< a sixth column with the confidence in those files (Ultralytics' save_conf)
   bool end2end = true;     ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
+  bool augment = false;    ///< as ValOptions::augment (PredictReport::augmented)
   /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best
   /// class is not among them is no candidate; NMS-free, the selected rows of other classes are dropped.
   std::vector<int> classes;
@@ -103,6 +109,8 @@ struct PredictReport {
   /// "path: why" for unreadable images and videos, and for a video's frames that do not decode
   std::vector<std::string> skipped;
   std::vector<std::string> videos;  ///< the annotated videos written (out_dir/<stem>.avi)
+  bool augmented = false;  ///< test-time augmentation ran (PredictOptions::augment, and not NMS-free)
+  bool nms_free = false;   ///< an end-to-end model predicted without NMS (its one-to-one head)
 };
 
 /// Creates and returns a fresh run folder `project/name`, `name2`, ... (named as training runs are; without

@@ -32,9 +32,10 @@ std::vector<int> classIds(std::string text) {
 }
 
 int runPredict(const Args& a) {
-  a.requireKnown({"weights", "model", "source", "conf", "iou", "imgsz", "max_det", "device", "project",
-                  "name", "save_txt", "save_conf", "classes", "agnostic_nms", "end2end", "save", "vid_stride",
-                  "augment"});
+  a.requireKnown({"weights",   "model",        "source",      "conf",     "iou",        "imgsz",
+                  "max_det",   "device",       "project",     "name",     "save_txt",   "save_conf",
+                  "classes",   "agnostic_nms", "end2end",     "save",     "vid_stride", "augment",
+                  "save_crop", "line_width",   "show_labels", "show_conf"});
   PredictOptions o;
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.source = a.str("source");
@@ -48,6 +49,10 @@ int runPredict(const Args& a) {
   o.augment = a.boolean("augment", o.augment);
   o.save_txt = a.boolean("save_txt", true);
   o.save_conf = a.boolean("save_conf", false);
+  o.save_crop = a.boolean("save_crop", o.save_crop);
+  o.line_width = int(a.integer("line_width", o.line_width));
+  o.show_labels = a.boolean("show_labels", o.show_labels);
+  o.show_conf = a.boolean("show_conf", o.show_conf);
   o.save = a.boolean("save", true);
   o.vid_stride = int(a.integer("vid_stride", 1));
   o.classes = classIds(a.str("classes"));
@@ -82,18 +87,16 @@ int runPredict(const Args& a) {
       if (img.frame > 0) entry["frame"] = img.frame, entry["frames"] = img.frames;
       images.push_back(std::move(entry));
     }
-    std::cout << nlohmann::json{{"run_dir", o.out_dir},
-                                {"images", images},
-                                {"videos", r.videos},
-                                {"augmented", r.augmented},
-                                {"skipped", r.skipped}}
+    std::cout << nlohmann::json{{"run_dir", o.out_dir},     {"images", images}, {"videos", r.videos},
+                                {"augmented", r.augmented}, {"crops", r.crops}, {"skipped", r.skipped}}
                      .dump(2)
               << "\n";
     return 0;
   }
   for (const auto& s : r.skipped) std::printf("skipped %s\n", s.c_str());
-  std::printf("Results in %s (annotated %s%s)\n", o.out_dir.c_str(),
-              r.videos.empty() ? "images" : "images and videos", o.save_txt ? ", labels/*.txt" : "");
+  std::printf("Results in %s (annotated %s%s%s)\n", o.out_dir.c_str(),
+              r.videos.empty() ? "images" : "images and videos", o.save_txt ? ", labels/*.txt" : "",
+              r.crops.empty() ? "" : (", " + std::to_string(r.crops.size()) + " crops in crops/").c_str());
   return 0;
 }
 
@@ -102,8 +105,8 @@ const RegisterVerb reg{
      "weights=FILE.safetensors source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN [conf=0.25] [iou=0.7] [imgsz=from "
      "weights] [max_det=300]\n"
      "        [device=cpu|0] [agnostic_nms=false] [classes=all] [save_txt=true] [save_conf=false]\n"
-     "        [project=runs/detect] [name=predict] [end2end=true] [save=true] [vid_stride=1] "
-     "[augment=false]\n"
+     "        [project=runs/detect] [name=predict] [end2end=true] [save=true] [vid_stride=1]\n"
+     "        [augment=false] [save_crop=false] [line_width=auto] [show_labels=true] [show_conf=true]\n"
      "        [--json]\n\n"
      "Writes each image with its boxes drawn to a new run folder and, with save_txt, a YOLO-format "
      "label\n"
@@ -125,7 +128,12 @@ const RegisterVerb reg{
          "(frames counted from 1, as in Ultralytics);\n--json gives each frame's entry its frame number.\n"
          "vid_stride=N predicts frames N, 2N, ... only (the video's own numbers name them). save=false "
          "writes\n"
-         "no annotated images or videos (labels still follow save_txt).\n" +
+         "no annotated images or videos (labels still follow save_txt).\n"
+         "save_crop=true cuts each detection out of the original image into crops/<class>/<stem>.jpg (the "
+         "box\n"
+         "grown to 1.02x + 10 px, as Ultralytics; further crops of a class from one image: <stem>2.jpg, "
+         "...).\n"
+         "line_width=N (pixels), show_labels=false and show_conf=false change how the boxes are drawn.\n" +
          augmentHelp(),
      runPredict}};
 

@@ -22,17 +22,18 @@ cv::Scalar classColour(int cls, bool bgr) {
 }
 
 void drawBoxes(cv::Mat& image, const std::vector<DrawnBox>& boxes, const std::vector<std::string>& names,
-               bool bgr) {
+               bool bgr, const BoxStyle& style) {
   const int side = std::max(image.cols, image.rows);
-  const int thick = std::max(1, int(std::lround(side / 320.0)));
+  const int thick = style.line_width > 0 ? style.line_width : std::max(1, int(std::lround(side / 320.0)));
   const double font = std::max(0.35, 0.4 * thick);
   for (const auto& b : boxes) {
     const cv::Scalar col = classColour(b.cls, bgr);
     const cv::Point p1(int(std::lround(b.x1)), int(std::lround(b.y1)));
     const cv::Point p2(int(std::lround(b.x2)), int(std::lround(b.y2)));
     cv::rectangle(image, p1, p2, col, thick, cv::LINE_AA);
+    if (!style.labels) continue;
     std::string label = className(names, b.cls);
-    if (b.score >= 0) {
+    if (b.score >= 0 && style.scores) {
       char s[16];
       std::snprintf(s, sizeof s, " %.2f", double(b.score));
       label += s;

@@ -18,10 +18,17 @@ struct DrawnBox {
   float score = -1;
 };
 
+/// How boxes are drawn (predict's line_width, show_labels and show_conf).
+struct BoxStyle {
+  int line_width = 0;  ///< pixels; 0: from the image's size (its longer side / 320, at least 1)
+  bool labels = true;  ///< the filled label with the class name
+  bool scores = true;  ///< the score in the label (when the box has one)
+};
+
 /// Draws each box in its class's colour with a filled label above it (inside the box where there is no room
 /// above): the class name (the index where `names` has none) and the score to two decimals when it has one.
-/// Line width and text size follow the image's size. `bgr` false: the image is RGB.
+/// The text size follows the line width. `bgr` false: the image is RGB.
 void drawBoxes(cv::Mat& image, const std::vector<DrawnBox>& boxes, const std::vector<std::string>& names,
-               bool bgr = true);
+               bool bgr = true, const BoxStyle& style = {});
 
 }  // namespace ywb

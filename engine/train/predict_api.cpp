@@ -18,6 +18,7 @@
 #include "eval/end2end.h"
 #include "eval/nms.h"
 #include "model/test_time_augment.h"
+#include "train/detection_crops.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "ywb/inference.h"
@@ -27,10 +28,15 @@ namespace fs = std::filesystem;
 namespace ywb {
 namespace {
 
-void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names) {
+void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names,
+                    const PredictOptions& o) {
   std::vector<DrawnBox> drawn;
   for (const auto& b : boxes) drawn.push_back({b.x1, b.y1, b.x2, b.y2, b.cls, b.score});
-  drawBoxes(img, drawn, names);
+  BoxStyle style;
+  style.line_width = o.line_width;
+  style.labels = o.show_labels;
+  style.scores = o.show_conf;
+  drawBoxes(img, drawn, names, /*bgr=*/true, style);
 }
 
 // Whether the detections come NMS-free from an end-to-end model's one-to-one head.
@@ -138,7 +144,15 @@ class Predictor {
     return out;
   }
 
-  void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, lm_.names); }
+  void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, lm_.names, o_); }
+
+  // save_crop: the detections cut from the image before anything is drawn on it.
+  void crop(const cv::Mat& img, const ImageDetections& det, const std::string& stem,
+            PredictReport& rep) const {
+    if (o_.out_dir.empty() || !o_.save_crop) return;
+    for (auto& f : saveCrops(img, det.boxes, lm_.names, (fs::path(o_.out_dir) / "crops").string(), stem))
+      rep.crops.push_back(std::move(f));
+  }
 
  private:
   const PredictOptions& o_;
@@ -173,6 +187,8 @@ PredictReport predictImages(const PredictOptions& o) {
       fail("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
     if (o.vid_stride < 1)
       fail("vid_stride=", o.vid_stride, ": expected 1 or more (every n-th frame of a video)");
+    if (o.line_width < 0)
+      fail("line_width=", o.line_width, ": expected a width in pixels (0: from the image's size)");
     configureTorchThreads(0);
     Predictor p(o);
     PredictReport rep;
@@ -216,7 +232,9 @@ PredictReport predictImages(const PredictOptions& o) {
         };
         while (next()) {
           ++predicted;
-          ImageDetections det = p.detect(frame, stem + "_" + std::to_string(in->framesRead()));
+          const std::string frame_stem = stem + "_" + std::to_string(in->framesRead());
+          ImageDetections det = p.detect(frame, frame_stem);
+          p.crop(frame, det, frame_stem, rep);
           det.path = path;
           det.frame = in->framesRead();
           det.frames = in->declaredFrames();
@@ -253,6 +271,7 @@ PredictReport predictImages(const PredictOptions& o) {
       }
       const std::string stem = o.out_dir.empty() ? std::string() : p.outputStem(path);
       ImageDetections det = p.detect(img, stem);
+      p.crop(img, det, stem, rep);
       det.path = path;
       if (!o.out_dir.empty() && o.save) {
         p.draw(img, det);

@@ -92,8 +92,16 @@ struct PredictOptions {
   /// undecoded, as Ultralytics' vid_stride; frame numbers stay the video's own.
   int vid_stride = 1;
   bool save_conf = false;  ///< a sixth column with the confidence in those files (Ultralytics' save_conf)
-  bool end2end = true;     ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
-  bool augment = false;    ///< as ValOptions::augment (PredictReport::augmented)
+  /// Each detection cut from the original image into out_dir/crops/<class name>/<stem>.jpg (a video frame's
+  /// stem is <stem>_<frame>; more crops of a class from one image: <stem>2.jpg, ...), as Ultralytics'
+  /// save_crop: the box grown to 1.02 x its size + 10 px, clipped to the image.
+  bool save_crop = false;
+  /// How the annotated images and videos draw boxes (Ultralytics' line_width, show_labels, show_conf):
+  /// line width in pixels (0: from the image's size), the class label, the confidence in it.
+  int line_width = 0;
+  bool show_labels = true, show_conf = true;
+  bool end2end = true;   ///< as ValOptions::end2end (iou and agnostic apply only to the NMS path)
+  bool augment = false;  ///< as ValOptions::augment (PredictReport::augmented)
   /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best
   /// class is not among them is no candidate; NMS-free, the selected rows of other classes are dropped.
   std::vector<int> classes;
@@ -109,6 +117,7 @@ struct PredictReport {
   /// "path: why" for unreadable images and videos, and for a video's frames that do not decode
   std::vector<std::string> skipped;
   std::vector<std::string> videos;  ///< the annotated videos written (out_dir/<stem>.avi)
+  std::vector<std::string> crops;   ///< the crops written (save_crop)
   bool augmented = false;  ///< test-time augmentation ran (PredictOptions::augment, and not NMS-free)
   bool nms_free = false;   ///< an end-to-end model predicted without NMS (its one-to-one head)
 };

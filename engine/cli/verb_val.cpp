@@ -14,7 +14,8 @@ namespace {
 
 int runVal(const Args& a) {
   a.requireKnown({"data", "weights", "model", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
-                  "save_json", "plots", "project", "name", "split", "end2end", "augment"});
+                  "save_json", "plots", "project", "name", "split", "end2end", "augment", "save_txt",
+                  "save_conf"});
   ValOptions o;
   o.data = a.str("data");
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
@@ -30,9 +31,12 @@ int runVal(const Args& a) {
   o.augment = a.boolean("augment", o.augment);
   // Ultralytics' val writes into a new run folder: its plots (plots=true, its default) and predictions.json.
   const bool plots = a.boolean("plots", true), save_json = a.boolean("save_json", false);
+  const bool save_txt = a.boolean("save_txt", false);
+  o.save_conf = a.boolean("save_conf", false);
   const std::string dir =
-      plots || save_json ? newRunDir(a.str("project", "runs/detect"), a.str("name", "val")) : "";
+      plots || save_json || save_txt ? newRunDir(a.str("project", "runs/detect"), a.str("name", "val")) : "";
   if (save_json) o.save_json = dir + "/predictions.json";
+  if (save_txt) o.labels_dir = dir + "/labels";
   if (plots) o.plots_dir = dir;
   const ValReport r = [&] {
     try {
@@ -74,6 +78,7 @@ int runVal(const Args& a) {
                       ? nlohmann::ordered_json{{"box", r.box_loss}, {"cls", r.cls_loss}, {"dfl", r.dfl_loss}}
                       : nlohmann::ordered_json();
     if (!o.save_json.empty()) j["predictions"] = o.save_json;
+    if (save_txt) j["labels"] = o.labels_dir;
     if (plots) j["plots"] = r.plots;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -97,6 +102,7 @@ int runVal(const Args& a) {
   else
     std::printf("Losses: none (no batch was validated)\n");
   if (!o.save_json.empty()) std::printf("Detections (COCO results format) in %s\n", o.save_json.c_str());
+  if (save_txt) std::printf("Detections (YOLO label files) in %s\n", o.labels_dir.c_str());
   if (plots) std::printf("Plots (confusion matrices, curves, val_batch images) in %s\n", dir.c_str());
   return 0;
 }
@@ -104,21 +110,26 @@ int runVal(const Args& a) {
 const RegisterVerb reg{
     {"val", "validate weights on a dataset split (COCO-exact metrics)",
      "data=DATA.yaml weights=FILE.safetensors [imgsz=from weights] [batch=16] [conf=0.001] [iou=0.7]\n"
-     "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [plots=true]\n"
-     "        [project=runs/detect] [name=val] [end2end=true] [augment=false] [--json]\n\n"
+     "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [save_txt=false]\n"
+     "        [save_conf=false] [plots=true] [project=runs/detect] [name=val] [end2end=true] "
+     "[augment=false]\n"
+     "        [--json]\n\n"
      "Ultralytics' validation rules (OpenCV-exact JPEG decoding, rectangular batches with pad 0.5,\n"
      "multi-label NMS), then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers, not Ultralytics'\n"
      "in-training mAP, which reads higher) per class, and time per image. weights= is a training\n"
      "checkpoint (its EMA weights are used) or exported safetensors weights. save_json=true writes the\n"
      "detections as Ultralytics does (COCO results; image_id = file stem, category_id = class + 1) to a\n"
-     "new run folder. plots=true (as in Ultralytics) writes there the confusion matrix (counts and\n"
+     "new run folder. plots=true (as in Ultralytics) writes there the confusion matrix "
+     "(counts and\n"
      "normalised per true class), the precision-recall curve and the F1, precision and recall curves\n"
      "against confidence (confusion_matrix.png, BoxPR_curve.png, ...) and the first three batches with\n"
      "their labels and predictions (val_batch0_labels.jpg, val_batch0_pred.jpg, ...). weights= (or\n"
      "model=, Ultralytics' name for it) may also be an official name (yolo11n.pt, `ywb weights list`).\n"
      "An end-to-end model (YOLO26) is validated NMS-free from its\n"
      "one-to-one head (the top max_det anchors, then the top max_det anchor-class pairs); end2end=false\n"
-     "takes its one-to-many head with NMS.\n" +
+     "takes its one-to-many head with NMS.\n"
+     "save_txt=true writes labels/<stem>.txt into the run folder: each image's detections as YOLO labels\n"
+     "(class cx cy w h, normalised; save_conf=true adds the confidence), as Ultralytics' val.\n" +
          augmentHelp(),
      runVal}};
 

@@ -1,11 +1,14 @@
 // validateWeights(): the engine side of `ywb val` (predictImages() is in predict_api.cpp).
 #include <torch/cuda.h>
 
+#include <filesystem>
+
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/threads.h"
 #include "data/dataset_scanner.h"
 #include "eval/coco_ids.h"
+#include "train/detection_labels.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "train/run_dir.h"
@@ -13,6 +16,8 @@
 #include "train/validator.h"
 #include "ywb/inference.h"
 #include "ywb/plots.h"
+
+namespace fs = std::filesystem;
 
 namespace ywb {
 
@@ -38,7 +43,7 @@ ValReport validateWeights(const ValOptions& o) {
     vo.max_det = o.max_det;
     vo.end2end = o.end2end;
     vo.augment = o.augment;
-    vo.keep_detections = o.keep_detections || !o.save_json.empty();
+    vo.keep_detections = o.keep_detections || !o.save_json.empty() || !o.labels_dir.empty();
     std::vector<std::string> plots;
     if (!o.plots_dir.empty()) {
       vo.on_batch = [&](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
@@ -60,6 +65,13 @@ ValReport validateWeights(const ValOptions& o) {
                                                                     : cfg.val;
       const auto ids = eval::cocoCategoryIds(eval::isCocoSplit(sources), lm.names.size());
       writeFileAtomic(o.save_json, eval::ultralyticsResultsJson(r.detections, ids));
+    }
+    if (!o.labels_dir.empty()) {
+      fs::create_directories(o.labels_dir);
+      UniqueStems stems;
+      for (const ImageDetections& d : r.detections)
+        writeFileAtomic((fs::path(o.labels_dir) / (stems(d.path) + ".txt")).string(),
+                        yoloLabelText(d.boxes, d.width, d.height, o.save_conf));
     }
     ValReport rep;
     if (!o.plots_dir.empty()) {

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
-#include <set>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -19,6 +18,7 @@
 #include "eval/nms.h"
 #include "model/test_time_augment.h"
 #include "train/detection_crops.h"
+#include "train/detection_labels.h"
 #include "train/device.h"
 #include "train/model_loader.h"
 #include "ywb/inference.h"
@@ -89,15 +89,8 @@ class Predictor {
   const std::vector<std::string>& names() const { return lm_.names; }
   bool nmsFree() const { return ywb::nmsFree(*lm_.model, o_); }
 
-  // A name for the outputs of `path` (its stem), unique within the run: images of one name from different
-  // folders (a recursive folder, a list, a pattern) get stem_2, stem_3, ... instead of overwriting each
-  // other's picture and labels.
-  std::string outputStem(const std::string& path) {
-    std::string stem = fs::path(path).stem().string();
-    for (int n = 2; !used_stems_.insert(stem).second; ++n)
-      stem = fs::path(path).stem().string() + "_" + std::to_string(n);
-    return stem;
-  }
+  // A name for the outputs of `path`, unique within the run (UniqueStems).
+  std::string outputStem(const std::string& path) { return stems_(path); }
 
   // Detects on one BGR image (an image file's or a video frame's) in its own pixels; writes its label file
   // `labels/<label_stem>.txt` when the run saves labels. `out.path` and `out.frame` are the caller's.
@@ -119,7 +112,6 @@ class Predictor {
     out.width = ow;
     out.height = oh;
     auto d = det.accessor<float, 2>();
-    std::string txt;
     for (int64_t k = 0; k < det.size(0); ++k) {
       DetBox b;
       b.x1 = std::clamp(float((d[k][0] - info.left) / info.ratio), 0.f, float(ow));
@@ -129,18 +121,10 @@ class Predictor {
       b.score = d[k][4];
       b.cls = int(d[k][5]);
       out.boxes.push_back(b);
-      char line[160];
-      std::snprintf(line, sizeof line, "%d %.6f %.6f %.6f %.6f", b.cls, (b.x1 + b.x2) / 2 / ow,
-                    (b.y1 + b.y2) / 2 / oh, (b.x2 - b.x1) / ow, (b.y2 - b.y1) / oh);
-      txt += line;
-      if (o_.save_conf) {
-        std::snprintf(line, sizeof line, " %.5f", b.score);
-        txt += line;
-      }
-      txt += "\n";
     }
     if (!o_.out_dir.empty() && o_.save_txt)
-      writeFileAtomic((fs::path(o_.out_dir) / "labels" / (label_stem + ".txt")).string(), txt);
+      writeFileAtomic((fs::path(o_.out_dir) / "labels" / (label_stem + ".txt")).string(),
+                      yoloLabelText(out.boxes, ow, oh, o_.save_conf));
     return out;
   }
 
@@ -160,7 +144,7 @@ class Predictor {
   LoadedModel lm_;
   int imgsz_ = 0;
   at::Tensor allowed_;  // [nc] bool, defined when classes= chose some
-  std::set<std::string> used_stems_;
+  UniqueStems stems_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
-// What `ywb predict` writes besides labels: save_crop's crops (Ultralytics' save_one_box geometry and names)
-// and the drawing options line_width, show_labels and show_conf. Expected regions are worked out by hand
-// from the rule in train/detection_crops.h; crops are compared with the original image's pixels.
+// What `ywb predict` and `ywb val` write besides metrics: label files of detections (val's save_txt),
+// save_crop's crops (Ultralytics' save_one_box geometry and names) and the drawing options line_width,
+// show_labels and show_conf. Expected regions are worked out by hand from the rule in
+// train/detection_crops.h; crops are compared with the original image's pixels.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -16,7 +17,9 @@
 #include "data/box_drawing.h"
 #include "data/image_io.h"
 #include "support/error_of.h"
+#include "support/shapes_copy.h"
 #include "train/detection_crops.h"
+#include "train/detection_labels.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
 
@@ -117,8 +120,58 @@ class TestPredictOutputs : public QObject {
     QVERIFY(changed(a, big, cv::Rect(0, 0, 640, 640)).first > n1);
   }
 
+  // A label line by hand: box (10, 20)-(50, 80) in a 200 x 100 image is centre (30, 50) / (200, 100) =
+  // (0.15, 0.5), size (40, 60) / (200, 100) = (0.2, 0.6); confidence to five decimals.
+  void labelLinesAndUniqueStems() {
+    const std::vector<ywb::DetBox> boxes = {{10, 20, 50, 80, 0.876543f, 3}};
+    QCOMPARE(ywb::yoloLabelText(boxes, 200, 100, false),
+             std::string("3 0.150000 0.500000 0.200000 0.600000\n"));
+    QCOMPARE(ywb::yoloLabelText(boxes, 200, 100, true),
+             std::string("3 0.150000 0.500000 0.200000 0.600000 0.87654\n"));
+    ywb::UniqueStems stems;
+    QCOMPARE(stems("a/x.jpg"), std::string("x"));
+    QCOMPARE(stems("b/x.jpg"), std::string("x_2"));
+    QCOMPARE(stems("c/x.png"), std::string("x_3"));
+    QCOMPARE(stems("y.jpg"), std::string("y"));
+  }
+
+  // val save_txt: one file per validated image, each line one of its detections (all above val's conf),
+  // read back to the detection's box within the six decimals printed.
+  void valWritesEachImagesDetections() {
+    QTemporaryDir dir;
+    ywb::ValOptions o;
+    o.data = copyShapesDataset(dir.path().toStdString()) + "/data.yaml";
+    o.weights = kUltra + "/yolov8n-shapes.pt";
+    o.workers = 0;
+    o.keep_detections = true;
+    o.labels_dir = dir.path().toStdString() + "/labels";
+    o.save_conf = true;
+    const ywb::ValReport r = ywb::validateWeights(o);
+    QCOMPARE(r.detections.size(), size_t(64));
+    size_t lines = 0;
+    for (const auto& d : r.detections) {
+      const std::string file = o.labels_dir + "/" + fs::path(d.path).stem().string() + ".txt";
+      QTextStream in(QByteArray::fromStdString(readFile(file)));
+      for (const auto& b : d.boxes) {
+        int cls = -1;
+        double cx = 0, cy = 0, w = 0, h = 0, conf = 0;
+        in >> cls >> cx >> cy >> w >> h >> conf;
+        QCOMPARE(cls, b.cls);
+        QVERIFY(std::abs(cx - (b.x1 + b.x2) / 2 / d.width) < 1e-6 &&
+                std::abs(w - (b.x2 - b.x1) / d.width) < 1e-6);
+        QVERIFY(std::abs(cy - (b.y1 + b.y2) / 2 / d.height) < 1e-6 &&
+                std::abs(h - (b.y2 - b.y1) / d.height) < 1e-6);
+        QVERIFY(std::abs(conf - b.score) < 1e-5);
+        ++lines;
+      }
+      in.skipWhiteSpace();
+      QVERIFY2(in.atEnd(), file.c_str());
+    }
+    QVERIFY(lines > 64);
+  }
+
   // The command line: crops listed in --json exist under crops/<class>/, one per detection; the drawing
-  // options are taken; a negative width is refused.
+  // options are taken; a negative width is refused; val's save_txt.
   void commandLine() {
     QTemporaryDir dir;
     const QString project = "project=" + dir.path();
@@ -140,6 +193,16 @@ class TestPredictOutputs : public QObject {
                 QString::fromStdString("source=" + kUltra + "/shapes/images/val"), project, "line_width=-1"});
     QVERIFY(r.code != 0);
     QVERIFY2(r.err.contains("line_width=-1: expected a width in pixels"), r.err.constData());
+
+    // val save_txt=true: its --json names the labels folder, a file for each of the 64 images.
+    const std::string data = copyShapesDataset(dir.path().toStdString()) + "/data.yaml";
+    r = ywbRun({"val", QString::fromStdString("data=" + data),
+                QString::fromStdString("weights=" + kUltra + "/yolov8n-shapes.pt"), project, "plots=false",
+                "save_txt=true", "--json"});
+    QCOMPARE(r.code, 0);
+    const QString labels = QJsonDocument::fromJson(r.out).object()["labels"].toString();
+    QVERIFY2(labels.endsWith("/val/labels"), r.out.constData());
+    QCOMPARE(QDir(labels).entryList({"*.txt"}, QDir::Files).size(), 64);
   }
 };
 

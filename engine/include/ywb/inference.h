@@ -33,6 +33,11 @@ struct ValOptions {
   int workers = 4;
   bool keep_detections = false;  ///< fill ValReport::detections
   std::string save_json;         ///< write COCO-results JSON here when not empty
+  /// When not empty, a folder that gets <stem>.txt of each image's detections in YOLO label format
+  /// (Ultralytics' val save_txt: every detection above conf, original-image coordinates normalised; images
+  /// of one stem from different folders get stem_2, ...); save_conf adds the confidence column.
+  std::string labels_dir;
+  bool save_conf = false;
   /// When not empty, an existing folder that gets Ultralytics' validation plots (ValReport::plots): the
   /// confusion matrices and curves (ywb/plots.h), and val_batch<k>_labels.jpg / val_batch<k>_pred.jpg of the
   /// first three batches (predictions above confidence 0.25, as Ultralytics draws them).

@@ -30,6 +30,7 @@
 #include "training_tab.h"
 #include "weights_download_dialog.h"
 #include "ywb/quick_start.h"
+#include "ywb/run_files.h"
 #include "ywb/version.h"
 
 namespace ywb::gui {
@@ -106,7 +107,7 @@ void MainWindow::showRunWeights(const QString& dir) {
   // Ours write .safetensors, Ultralytics' runs .pt (the loader reads both).
   auto find = [&dir](const char* stem) {
     for (const char* ext : {".safetensors", ".pt"}) {
-      const QString p = dir + "/weights/" + stem + ext;
+      const QString p = dir + "/" + ywb::run_files::kWeights + "/" + stem + ext;
       if (QFileInfo::exists(p)) return p;
     }
     return QString();

@@ -7,6 +7,7 @@
 
 #include "ywb/dataset.h"
 #include "ywb/model_loading.h"
+#include "ywb/run_files.h"
 #include "ywb/train_args.h"
 #include "ywb/tune.h"
 #include "ywb/weights.h"
@@ -19,7 +20,8 @@ OpenedPath unknown(const QString& path, const QString& why) {
 }
 
 bool isRunFolder(const QDir& d) {
-  return d.exists("results.csv") || d.exists("args.yaml") || d.exists("weights");
+  return d.exists(ywb::run_files::kResults) || d.exists(ywb::run_files::kArgs) ||
+         d.exists(ywb::run_files::kWeights);
 }
 
 OpenedPath classifyYaml(const QString& path) {

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "ywb/results_csv.h"
+#include "ywb/run_files.h"
 #include "ywb/train_log.h"
 
 namespace ywb::gui {
@@ -25,7 +26,8 @@ bool RunResults::load(const QString& run_dir) {
   log.clear();
   has_log = false;
   log_error.clear();
-  const QString args_path = run_dir + "/args.yaml";
+  const QString args_path =
+      QString::fromStdString(ywb::run_files::path(run_dir.toStdString(), ywb::run_files::kArgs));
   if (QFileInfo::exists(args_path)) {
     try {  // which model (family and scale) the run trained, its dataset, schedule and validation split
       for (const auto& k : ywb::loadTrainArgsYaml(args_path.toStdString(), args))
@@ -40,7 +42,8 @@ bool RunResults::load(const QString& run_dir) {
       args_error = QString::fromUtf8(e.what());
     }
   }
-  const QString path = run_dir + "/results.csv";
+  const QString path =
+      QString::fromStdString(ywb::run_files::path(run_dir.toStdString(), ywb::run_files::kResults));
   if (!QFileInfo::exists(path)) return false;
   try {
     const std::vector<ywb::ResultsRow> rows = ywb::readResults(path.toStdString());
@@ -99,7 +102,7 @@ QStringList RunResults::problems() const {
   QStringList out;
   if (!error.isEmpty())
     out << QObject::tr("results.csv could not be read (%1): no charts").arg(error);
-  else if (!QFileInfo::exists(dir + "/results.csv"))
+  else if (!QFileInfo::exists(dir + "/" + ywb::run_files::kResults))
     out << QObject::tr("results.csv is missing: no charts");
   if (!args_error.isEmpty())
     out << QObject::tr("args.yaml could not be read (%1): no dataset, schedule or resume settings")

@@ -12,6 +12,7 @@
 #include "metric_chart.h"
 #include "training_controller.h"
 #include "training_tab.h"
+#include "ywb/run_files.h"
 #include "ywb/train_log.h"
 
 namespace ywb::gui {
@@ -29,7 +30,7 @@ const QList<QPair<QString, QStringList>>& chartColumns() {
 }
 
 bool hasLastCheckpoint(const QString& dir) {
-  return QFileInfo::exists(dir + "/weights/last.safetensors");
+  return QFileInfo::exists(dir + "/" + ywb::run_files::kWeights + "/" + ywb::run_files::kLast);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "io/mapped_file.h"
 #include "io/safetensors_view.h"
+#include "ywb/run_files.h"
 
 namespace fs = std::filesystem;
 
@@ -19,7 +20,7 @@ namespace ywb {
 namespace {
 
 fs::path weightsDir(const std::string& run_dir) {
-  return fs::path(run_dir) / "weights";
+  return fs::path(run_dir) / run_files::kWeights;
 }
 
 std::string megabytes(uint64_t bytes) {
@@ -84,7 +85,7 @@ std::string intactNote(const std::string& run_dir) {
 }  // namespace
 
 std::string CheckpointFiles::lastPath(const std::string& run_dir) {
-  return (weightsDir(run_dir) / "last.safetensors").string();
+  return (weightsDir(run_dir) / run_files::kLast).string();
 }
 std::string CheckpointFiles::previousPath(const std::string& run_dir) {
   return (weightsDir(run_dir) / "previous.safetensors").string();

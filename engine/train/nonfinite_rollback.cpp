@@ -7,11 +7,13 @@
 
 #include "core/error.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_files.h"
 #include "train/checkpoint_state.h"
 #include "train/lr_schedule.h"
 #include "train/nonfinite_guard.h"
 #include "train/train_session.h"
 #include "ywb/results_csv.h"
+#include "ywb/run_files.h"
 
 namespace fs = std::filesystem;
 
@@ -33,7 +35,7 @@ int rollBackAfterNonFiniteBurst(TrainSession& s, int epoch) {
   what << NonFiniteGuard::kBurst
        << " consecutive optimizer steps had a NaN/Inf loss or NaN/Inf gradients (epoch " << epoch + 1 << ", "
        << s.nonfinite.totalSkipped() << " bad steps in this run)";
-  const fs::path last = fs::path(s.run_dir) / "weights" / "last.safetensors";
+  const fs::path last = fs::path(CheckpointFiles::lastPath(s.run_dir));
   std::ostringstream advice;
   advice << "Lower the learning rate (lr0=" << s.args.lr0
          << " now), check the data (`ywb dataset check data=" << s.args.data << "`)"
@@ -84,7 +86,7 @@ int rollBackAfterNonFiniteBurst(TrainSession& s, int epoch) {
   s.initial_lr *= NonFiniteGuard::kRollbackLrFactor;
   const double lr = s.initial_lr * lrFactor(st.epoch, s.epochs, s.args.lrf, s.args.cos_lr);
   for (size_t j = 0; j < s.optimizer->param_groups().size(); ++j) setScheduledLr(*s.optimizer, j, lr);
-  if (s.isMain()) truncateResults((fs::path(s.run_dir) / "results.csv").string(), st.epoch);
+  if (s.isMain()) truncateResults(run_files::path(s.run_dir, run_files::kResults), st.epoch);
   s.nonfinite.rolledBack();
   std::ostringstream os;
   os << "training: rolled back to the end of epoch " << st.epoch << " (" << last.filename().string()

@@ -8,6 +8,7 @@
 #include "io/safetensors_view.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_files.h"
+#include "ywb/run_files.h"
 #include "ywb/trainer.h"
 #include "ywb/tune.h"
 
@@ -68,7 +69,7 @@ std::string resolveResumeFlag(TrainArgs& args) {
   fs::recursive_directory_iterator it(args.project, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path p = it->path();
-    if (p.filename() != "last.safetensors" || p.parent_path().filename() != "weights") continue;
+    if (p.filename() != run_files::kLast || p.parent_path().filename() != run_files::kWeights) continue;
     const std::string run = p.parent_path().parent_path().string();
     if (!fs::equivalent(CheckpointFiles::lastPath(run), p, ec)) continue;
     const auto t = fs::last_write_time(p, ec);
@@ -106,7 +107,7 @@ std::string resolveResumeCheckpoint(const std::string& path) {
 
 std::string startOverArgsYaml(const std::string& resume) {
   refuseTuneFolder(resume);
-  const fs::path dir(resume), yaml = dir / "args.yaml";
+  const fs::path dir(resume), yaml = dir / run_files::kArgs;
   std::error_code ec;
   if (!fs::is_directory(dir, ec) || fs::exists(CheckpointFiles::lastPath(resume), ec) ||
       !fs::exists(yaml, ec))

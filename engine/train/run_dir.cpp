@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "ywb/run_files.h"
 
 namespace fs = std::filesystem;
 
@@ -19,7 +20,7 @@ std::string makeRunDir(const std::string& project, const std::string& name, bool
     for (int i = 2; fs::exists(dir); ++i) dir = fs::path(project) / (name + std::to_string(i));
   }
   std::error_code ec;
-  fs::create_directories(weights_folder ? dir / "weights" : dir, ec);
+  fs::create_directories(weights_folder ? dir / run_files::kWeights : dir, ec);
   if (ec) fail("cannot create run folder '", dir.string(), "': ", ec.message());
   return dir.string();
 }

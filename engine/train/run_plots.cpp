@@ -17,6 +17,7 @@
 #include "train/model_loader.h"
 #include "train/train_session.h"
 #include "ywb/plots.h"
+#include "ywb/run_files.h"
 
 namespace fs = std::filesystem;
 
@@ -122,7 +123,7 @@ void writeRunPlots(TrainSession& s) {
              "): confusion_matrix, BoxPR_curve, BoxF1_curve, BoxP_curve, BoxR_curve, val_batch; results.png";
     }
     // Last: its presence says the run's plots are complete (runPlotsFinished).
-    const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
+    const std::string csv = run_files::path(s.run_dir, run_files::kResults);
     if (fs::exists(csv)) writeResultsPlot(csv);
     s.log(done);
   } catch (const std::exception& e) {

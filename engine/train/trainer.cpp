@@ -27,6 +27,7 @@
 #include "ywb/heap.h"
 #include "ywb/metrics.h"
 #include "ywb/results_csv.h"
+#include "ywb/run_files.h"
 #include "ywb/weights.h"
 
 namespace fs = std::filesystem;
@@ -137,7 +138,7 @@ void noteResumeChanges(TrainSession& s, const ResumedArgs& r) {
   if (!s.isMain()) return;
   TrainArgs recorded = s.args;
   recorded.resume.clear();
-  writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(recorded));
+  writeFileAtomic(run_files::path(s.run_dir, run_files::kArgs), trainArgsToYaml(recorded));
 }
 
 }  // namespace
@@ -222,7 +223,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     if (!s.isMain()) s.observer = nullptr;  // rank 0 alone reports
     if (!resume && !start_over && s.isMain()) {
       s.run_dir = makeRunDir(s.args.project, s.args.name, s.args.exist_ok);
-      writeFileAtomic((fs::path(s.run_dir) / "args.yaml").string(), trainArgsToYaml(s.args));
+      writeFileAtomic(run_files::path(s.run_dir, run_files::kArgs), trainArgsToYaml(s.args));
     }
     if (start_over) session = "started over from its args.yaml";
     if (s.isMain()) run_log.open(s.run_dir, runLogSessionHeader(session));
@@ -234,7 +235,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     }
     if ((resume || start_over) && s.isMain()) {
       const int removed = removeAtomicWriteLeftovers(s.run_dir) +
-                          removeAtomicWriteLeftovers((fs::path(s.run_dir) / "weights").string());
+                          removeAtomicWriteLeftovers(run_files::path(s.run_dir, run_files::kWeights));
       if (removed > 0) {
         s.log("removed " + std::to_string(removed) +
               " partial file(s) left by interrupted writes (checkpoints, results.csv) in the run folder");
@@ -243,7 +244,7 @@ TrainSummary Trainer::runOnce(const TrainArgs& args) {
     setupSession(s, resume ? &*resume : nullptr);
     std::future<std::string> labels_plot;
     if (s.isMain() && s.args.plots && s.train_split) labels_plot = startLabelsPlot(s);
-    const std::string csv = (fs::path(s.run_dir) / "results.csv").string();
+    const std::string csv = run_files::path(s.run_dir, run_files::kResults);
     if ((resume || start_over) && s.isMain()) truncateResults(csv, s.start_epoch);
 
     TrainSummary sum;

@@ -12,6 +12,7 @@
 #include "train/tune_files.h"
 #include "ywb/metrics.h"
 #include "ywb/results_csv.h"
+#include "ywb/run_files.h"
 #include "ywb/trainer.h"
 #include "ywb/tune.h"
 
@@ -27,7 +28,7 @@ std::string iterationDir(const std::string& dir, int iteration) {
 // The fitness the trainer kept `best` for: the best validated row of the run's results.csv (the one rule,
 // bestResultsRow), 0 when none was validated.
 double runFitness(const std::string& run_dir) {
-  const std::string csv = (fs::path(run_dir) / "results.csv").string();
+  const std::string csv = run_files::path(run_dir, run_files::kResults);
   if (!fs::exists(csv)) return 0;
   const std::vector<ResultsRow> rows = readResults(csv);
   const int b = bestResultsRow(rows);
@@ -45,7 +46,7 @@ int bestRow(const std::vector<TuneRow>& rows) {
 
 // Only the best iteration keeps its weights (a tune of 300 runs would otherwise keep 600 checkpoints).
 void removeWeights(const std::string& run_dir, TuneObserver* observer) {
-  const fs::path w = fs::path(run_dir) / "weights";
+  const fs::path w = fs::path(run_files::path(run_dir, run_files::kWeights));
   if (!fs::exists(w)) return;
   if (const std::string err = removeTree(w.string()); !err.empty() && observer)
     observer->onLog("tune: could not remove a superseded run's weights: " + err);
@@ -79,7 +80,7 @@ void applyValues(TrainArgs& args, const std::vector<TuneDimension>& space,
 // The values an interrupted iteration trains with: those its args.yaml recorded.
 std::vector<double> recordedValues(const std::string& run_dir, const std::vector<TuneDimension>& space) {
   TrainArgs a;
-  loadTrainArgsYaml((fs::path(run_dir) / "args.yaml").string(), a);
+  loadTrainArgsYaml(run_files::path(run_dir, run_files::kArgs), a);
   return spaceValues(a, space);
 }
 
@@ -146,7 +147,7 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
       fail("resume=", dir, ": not a tune folder (no ", tuneSettingsFileName(), " in it)");
     settings = readTuneSettings(settings_file);
     base = TrainArgs{};
-    loadTrainArgsYaml((fs::path(dir) / "args.yaml").string(), base);
+    loadTrainArgsYaml(run_files::path(dir, run_files::kArgs), base);
     if (options.iterations > 0) settings.iterations = options.iterations;
   } else {
     checkTuneSpace(options.space, "the search space");
@@ -159,7 +160,7 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
     // exist_ok reuses a folder, not a tune: its rows were judged with its own space and arguments.
     if (fs::exists(fs::path(dir) / tuneSettingsFileName()))
       fail(dir, " holds a tune already: resume=", dir, " continues it; another name= starts a new one");
-    writeFileAtomic((fs::path(dir) / "args.yaml").string(), trainArgsToYaml(base));
+    writeFileAtomic(run_files::path(dir, run_files::kArgs), trainArgsToYaml(base));
   }
   writeTuneSettings((fs::path(dir) / tuneSettingsFileName()).string(), settings.space, settings.iterations,
                     settings.seed);
@@ -177,7 +178,8 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
     TrainArgs a = base;
     const std::string run_dir = iterationDir(dir, it);
     TuneRow row;
-    if (fs::exists(fs::path(run_dir) / "args.yaml")) {  // stopped or killed in this iteration: continue it
+    if (fs::exists(run_files::path(run_dir,
+                                   run_files::kArgs))) {  // stopped or killed in this iteration: continue it
       row.values = recordedValues(run_dir, settings.space);
       a.resume = run_dir;
     } else {
@@ -203,7 +205,7 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
         break;
       }
       if (const std::string pinned = pinPrecision(base, s.amp); !pinned.empty()) {
-        writeFileAtomic((fs::path(dir) / "args.yaml").string(), trainArgsToYaml(base));
+        writeFileAtomic(run_files::path(dir, run_files::kArgs), trainArgsToYaml(base));
         if (observer) observer->onLog(pinned);
       }
     } catch (const Error& e) {

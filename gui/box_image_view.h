@@ -25,6 +25,7 @@ class BoxImageView : public QWidget {
   void setMessage(const QString& text);
   const QImage& image() const { return image_; }
   int boxCount() const { return boxes_.size(); }
+  const QVector<ViewBox>& boxes() const { return boxes_; }
   /// A distinct colour per class index.
   static QColor classColor(int cls);
 

@@ -64,6 +64,12 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
       tr("Ultralytics' augment=True: each image also runs mirrored at 0.83x and at 0.67x its size, and the "
          "three passes' boxes go through NMS together (two to three times the inference time). An end-to-end "
          "model's NMS-free head runs one pass, as in Ultralytics."));
+  track_ = new QCheckBox(tr("track objects"), this);
+  track_->setObjectName("predTrack");
+  track_->setToolTip(
+      tr("Follow each object through a video's frames with ByteTrack (as ywb track): boxes are labelled "
+         "id:N, the object's number in that video. Detections down to confidence %1 feed the tracker.")
+          .arg(ywb::kTrackConf));
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
@@ -97,6 +103,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(iou_, 1, 4);
   grid->addWidget(augment_, 0, 5);
   grid->addWidget(end2end_, 1, 5);
+  grid->addWidget(track_, 2, 5);
   grid->setColumnStretch(1, 3);
   grid->setColumnStretch(4, 1);
   layout->addLayout(grid);
@@ -152,6 +159,9 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(end2end_, &QCheckBox::toggled, this, again);
   connect(augment_, &QCheckBox::toggled, this, again);
+  connect(track_, &QCheckBox::toggled, this, [this] {
+    if (from_source_) predict();  // tracking applies to a source's prediction, not to a validation
+  });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
@@ -325,8 +335,9 @@ void PredictionsTab::showImage(int index) {
     boxes << ViewBox{QRectF(QPointF(g.x1, g.y1), QPointF(g.x2, g.y2)), QString(), QColor(Qt::white), true};
   for (const auto& b : d.boxes) {
     if (b.score < confidence()) continue;
+    const QString id = b.track_id > 0 ? QString("id:%1 ").arg(b.track_id) : QString();
     boxes << ViewBox{QRectF(QPointF(b.x1, b.y1), QPointF(b.x2, b.y2)),
-                     QString("%1 %2").arg(name(b.cls)).arg(b.score, 0, 'f', 2),
+                     id + QString("%1 %2").arg(name(b.cls)).arg(b.score, 0, 'f', 2),
                      BoxImageView::classColor(b.cls), false};
   }
   viewer_->setImage(img, boxes);

@@ -79,6 +79,7 @@ class PredictionsTab : public QWidget {
   QLineEdit* source_ = nullptr;
   QCheckBox* end2end_ = nullptr;
   QCheckBox* augment_ = nullptr;  // test-time augmentation (augment=true)
+  QCheckBox* track_ = nullptr;    // track objects through videos (ywb track)
   QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;
@@ -94,6 +95,7 @@ class PredictionsTab : public QWidget {
   ywb::ValReport report_;
   bool busy_ = false;
   bool from_source_ = false;  // the images shown are a prediction's (no labels), not a validation's
+  bool tracked_ = false;      // that prediction tracked objects (track_ was ticked when it started)
   WorkerThreads workers_;     // the validation or prediction under way
 };
 

@@ -9,6 +9,7 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <set>
 
 #include "box_image_view.h"
 #include "metric_chart.h"
@@ -44,8 +45,11 @@ void PredictionsTab::predict() {
   ywb::PredictOptions o;
   o.weights = weights.toStdString();
   o.source = source_->text().toStdString();
-  // Every detection down to validation's threshold is kept; the confidence slider chooses what is drawn.
+  // Every detection down to validation's threshold is kept (tracking's, when tracking); the confidence
+  // slider chooses what is drawn.
   o.conf = ywb::ValOptions{}.conf;
+  tracked_ = o.track = track_->isChecked();
+  if (o.track) o.conf = ywb::kTrackConf;
   o.iou = iou_->value() / 100.0;
   o.end2end = end2end_->isChecked();
   o.augment = augment_->isChecked();
@@ -109,6 +113,13 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
                      .arg(confidence(), 0, 'f', 2)
                      .arg(dets.empty() ? 0.0 : ms / double(dets.size()), 0, 'f', 1);
   line += augmentNote(r.augmented);
+  if (tracked_) {  // objects followed: the distinct ids of each video (an image is a video of one frame)
+    std::set<std::pair<std::string, int>> ids;
+    for (const auto& d : dets)
+      for (const auto& b : d.boxes)
+        if (b.track_id > 0) ids.insert({d.path, b.track_id});
+    line += " " + tr("Tracked with ByteTrack: %1 objects followed.").arg(ids.size());
+  }
   if (!r.skipped.empty()) line += "\n" + tr("%1 skipped (named in the log)").arg(r.skipped.size());
   summary_->setText(line);
   Q_EMIT logLine(line);

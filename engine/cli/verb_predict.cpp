@@ -10,6 +10,7 @@
 #include "cli/weights_arg.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
+#include "ywb/track.h"
 
 namespace ywb::cli {
 namespace {
@@ -31,14 +32,22 @@ std::vector<int> classIds(std::string text) {
   return ids;
 }
 
-int runPredict(const Args& a) {
-  a.requireKnown({"weights",   "model",        "source",      "conf",     "iou",        "imgsz",
-                  "max_det",   "device",       "project",     "name",     "save_txt",   "save_conf",
-                  "classes",   "agnostic_nms", "end2end",     "save",     "vid_stride", "augment",
-                  "save_crop", "line_width",   "show_labels", "show_conf"});
+// ywb predict, and ywb track (the same with a tracker: Ultralytics' track mode, at conf 0.1 by default).
+int runDetect(const Args& a, bool track) {
+  std::vector<std::string> known = {
+      "weights",    "model",   "source",    "conf",       "iou",         "imgsz",        "max_det", "device",
+      "project",    "name",    "save_txt",  "save_conf",  "classes",     "agnostic_nms", "end2end", "save",
+      "vid_stride", "augment", "save_crop", "line_width", "show_labels", "show_conf"};
+  if (track) known.push_back("tracker");
+  a.requireKnown(known);
   PredictOptions o;
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
   o.source = a.str("source");
+  o.track = track;
+  if (track) {
+    o.conf = kTrackConf;
+    o.tracker = loadTrackerOptions(a.str("tracker", "bytetrack.yaml"));
+  }
   o.conf = a.number("conf", o.conf);
   o.iou = a.number("iou", o.iou);
   o.imgsz = int(a.integer("imgsz", 0));
@@ -57,8 +66,9 @@ int runPredict(const Args& a) {
   o.vid_stride = int(a.integer("vid_stride", 1));
   o.classes = classIds(a.str("classes"));
   if (o.weights.empty() || o.source.empty())
-    throw Error("predict needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
-  o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", "predict"));
+    throw Error(std::string(track ? "track" : "predict") +
+                " needs weights=FILE and source=IMAGE|VIDEO|FOLDER|LIST.txt|PATTERN");
+  o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", track ? "track" : "predict"));
   if (!a.json) {
     // One line per image or video frame as it is found (a long video reports as it goes).
     o.on_result = [](const PredictReport& so_far) {
@@ -67,7 +77,11 @@ int runPredict(const Args& a) {
       if (img.frame > 0)
         where += " (frame " + std::to_string(img.frame) +
                  (img.frames > 0 ? "/" + std::to_string(img.frames) : std::string()) + ")";
-      std::printf("%s: %s (%.1f ms)\n", where.c_str(), classCounts(img.boxes, so_far.names).c_str(), img.ms);
+      std::string ids;
+      for (const DetBox& b : img.boxes)
+        if (b.track_id > 0) ids += (ids.empty() ? ", ids " : " ") + std::to_string(b.track_id);
+      std::printf("%s: %s%s (%.1f ms)\n", where.c_str(), classCounts(img.boxes, so_far.names).c_str(),
+                  ids.c_str(), img.ms);
       std::fflush(stdout);
     };
   }
@@ -78,10 +92,12 @@ int runPredict(const Args& a) {
     for (const auto& img : r.images) {
       nlohmann::json boxes = nlohmann::json::array();
       for (const auto& b : img.boxes) {
-        boxes.push_back({{"class", b.cls},
-                         {"name", r.names[size_t(b.cls)]},
-                         {"confidence", b.score},
-                         {"box", {b.x1, b.y1, b.x2, b.y2}}});
+        nlohmann::json box = {{"class", b.cls},
+                              {"name", r.names[size_t(b.cls)]},
+                              {"confidence", b.score},
+                              {"box", {b.x1, b.y1, b.x2, b.y2}}};
+        if (b.track_id > 0) box["track_id"] = b.track_id;
+        boxes.push_back(std::move(box));
       }
       nlohmann::json entry = {{"image", img.path}, {"ms", img.ms}, {"detections", boxes}};
       if (img.frame > 0) entry["frame"] = img.frame, entry["frames"] = img.frames;
@@ -135,7 +151,23 @@ const RegisterVerb reg{
          "...).\n"
          "line_width=N (pixels), show_labels=false and show_conf=false change how the boxes are drawn.\n" +
          augmentHelp(),
-     runPredict}};
+     [](const Args& a) { return runDetect(a, false); }}};
+
+const RegisterVerb reg_track{
+    {"track", "follow objects through videos (ByteTrack): predictions with a track id per object",
+     "weights=FILE source=VIDEO|FOLDER|... [tracker=bytetrack.yaml] [conf=0.1] and predict's other "
+     "arguments\n\n"
+     "Ultralytics' track mode: each video's frames are predicted as `ywb predict` does and go through a\n"
+     "ByteTrack tracker started afresh for that video; what is drawn, listed and saved are its confirmed\n"
+     "tracks, each box labelled id:N (the object's number in that video, from 1). High-score detections\n"
+     "(track_high_thresh 0.25) are matched to the objects by overlap with their predicted boxes, then the\n"
+     "low-score ones (above track_low_thresh 0.1) keep tracked objects whose score dips; an object that\n"
+     "is not seen is kept track_buffer=30 frames before its number is retired. conf defaults to 0.1 so\n"
+     "that the low-score detections reach the tracker. tracker= names a YAML file with Ultralytics' keys\n"
+     "(tracker_type: bytetrack, track_high_thresh, track_low_thresh, new_track_thresh, track_buffer,\n"
+     "match_thresh, fuse_score); BoT-SORT is not available. Label files gain the track id as their last\n"
+     "column, --json each detection's \"track_id\". The run folder is runs/detect/track.\n",
+     [](const Args& a) { return runDetect(a, true); }}};
 
 }  // namespace
 }  // namespace ywb::cli

@@ -32,7 +32,8 @@ void drawBoxes(cv::Mat& image, const std::vector<DrawnBox>& boxes, const std::ve
     const cv::Point p2(int(std::lround(b.x2)), int(std::lround(b.y2)));
     cv::rectangle(image, p1, p2, col, thick, cv::LINE_AA);
     if (!style.labels) continue;
-    std::string label = className(names, b.cls);
+    std::string label =
+        (b.track_id > 0 ? "id:" + std::to_string(b.track_id) + " " : std::string()) + className(names, b.cls);
     if (b.score >= 0 && style.scores) {
       char s[16];
       std::snprintf(s, sizeof s, " %.2f", double(b.score));

@@ -16,6 +16,7 @@ struct DrawnBox {
   float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
   int cls = 0;
   float score = -1;
+  int track_id = 0;  ///< drawn as "id:N " before the label when above 0 (a tracked object)
 };
 
 /// How boxes are drawn (predict's line_width, show_labels and show_conf).

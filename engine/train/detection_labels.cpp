@@ -17,6 +17,7 @@ std::string yoloLabelText(const std::vector<DetBox>& boxes, int width, int heigh
       std::snprintf(line, sizeof line, " %.5f", b.score);
       txt += line;
     }
+    if (b.track_id > 0) txt += " " + std::to_string(b.track_id);
     txt += "\n";
   }
   return txt;

@@ -12,7 +12,8 @@ namespace ywb {
 
 /// The label file of one image's detections (original-image pixels of a width x height image): a line
 /// "class cx cy w h" per box, normalised to the image, six decimals; `with_conf` adds the confidence (five
-/// decimals) as Ultralytics' save_conf. Loadable as training labels (without the sixth column).
+/// decimals) as Ultralytics' save_conf; a tracked box's id (DetBox::track_id) comes last, as in Ultralytics'
+/// track mode. Loadable as training labels (without the extra columns).
 std::string yoloLabelText(const std::vector<DetBox>& boxes, int width, int height, bool with_conf);
 
 /// Output names unique within a run: an image's stem, and for a second image of the same stem (another

@@ -17,6 +17,7 @@
 #include "eval/end2end.h"
 #include "eval/nms.h"
 #include "model/test_time_augment.h"
+#include "track/byte_tracker.h"
 #include "train/detection_crops.h"
 #include "train/detection_labels.h"
 #include "train/device.h"
@@ -31,7 +32,7 @@ namespace {
 void drawDetections(cv::Mat& img, const std::vector<DetBox>& boxes, const std::vector<std::string>& names,
                     const PredictOptions& o) {
   std::vector<DrawnBox> drawn;
-  for (const auto& b : boxes) drawn.push_back({b.x1, b.y1, b.x2, b.y2, b.cls, b.score});
+  for (const auto& b : boxes) drawn.push_back({b.x1, b.y1, b.x2, b.y2, b.cls, b.score, b.track_id});
   BoxStyle style;
   style.line_width = o.line_width;
   style.labels = o.show_labels;
@@ -92,9 +93,9 @@ class Predictor {
   // A name for the outputs of `path`, unique within the run (UniqueStems).
   std::string outputStem(const std::string& path) { return stems_(path); }
 
-  // Detects on one BGR image (an image file's or a video frame's) in its own pixels; writes its label file
-  // `labels/<label_stem>.txt` when the run saves labels. `out.path` and `out.frame` are the caller's.
-  ImageDetections detect(const cv::Mat& img, const std::string& label_stem) {
+  // Detects on one BGR image (an image file's or a video frame's) in its own pixels; with tracking, the
+  // boxes are `tracker`'s confirmed tracks after this frame. `out.path` and `out.frame` are the caller's.
+  ImageDetections detect(const cv::Mat& img, track::ByteTracker* tracker) {
     const int ow = img.cols, oh = img.rows;
     LetterboxInfo info;
     cv::Mat lb = letterbox(img, cv::Size(imgsz_, imgsz_), /*auto_mode=*/true, /*scaleup=*/false, 32, &info);
@@ -122,10 +123,26 @@ class Predictor {
       b.cls = int(d[k][5]);
       out.boxes.push_back(b);
     }
-    if (!o_.out_dir.empty() && o_.save_txt)
-      writeFileAtomic((fs::path(o_.out_dir) / "labels" / (label_stem + ".txt")).string(),
-                      yoloLabelText(out.boxes, ow, oh, o_.save_conf));
+    if (tracker) {
+      out.boxes = tracker->update(out.boxes);
+      for (DetBox& b : out.boxes) {  // the filter's box may reach past the image
+        b.x1 = std::clamp(b.x1, 0.f, float(ow)), b.x2 = std::clamp(b.x2, 0.f, float(ow));
+        b.y1 = std::clamp(b.y1, 0.f, float(oh)), b.y2 = std::clamp(b.y2, 0.f, float(oh));
+      }
+    }
     return out;
+  }
+
+  // An image's or a frame's label file `labels/<stem>.txt`, when the run saves labels.
+  void saveLabels(const ImageDetections& det, const std::string& stem) const {
+    if (!o_.out_dir.empty() && o_.save_txt)
+      writeFileAtomic((fs::path(o_.out_dir) / "labels" / (stem + ".txt")).string(),
+                      yoloLabelText(det.boxes, det.width, det.height, o_.save_conf));
+  }
+
+  // A tracker for one video (or image), when the run tracks.
+  std::unique_ptr<track::ByteTracker> newTracker() const {
+    return o_.track ? std::make_unique<track::ByteTracker>(o_.tracker) : nullptr;
   }
 
   void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, lm_.names, o_); }
@@ -209,6 +226,7 @@ PredictReport predictImages(const PredictOptions& o) {
         if (!o.out_dir.empty() && o.save) out = std::make_unique<VideoWriter>(annotated, in->fps());
         cv::Mat frame;
         int predicted = 0;
+        const auto tracker = p.newTracker();
         auto next = [&] {  // frames vid_stride, 2 vid_stride, ...: the ones between are skipped undecoded
           for (int k = 1; k < o.vid_stride; ++k)
             if (!in->skip()) return false;
@@ -217,7 +235,8 @@ PredictReport predictImages(const PredictOptions& o) {
         while (next()) {
           ++predicted;
           const std::string frame_stem = stem + "_" + std::to_string(in->framesRead());
-          ImageDetections det = p.detect(frame, frame_stem);
+          ImageDetections det = p.detect(frame, tracker.get());
+          p.saveLabels(det, frame_stem);
           p.crop(frame, det, frame_stem, rep);
           det.path = path;
           det.frame = in->framesRead();
@@ -254,7 +273,8 @@ PredictReport predictImages(const PredictOptions& o) {
         continue;
       }
       const std::string stem = o.out_dir.empty() ? std::string() : p.outputStem(path);
-      ImageDetections det = p.detect(img, stem);
+      ImageDetections det = p.detect(img, p.newTracker().get());
+      p.saveLabels(det, stem);
       p.crop(img, det, stem, rep);
       det.path = path;
       if (!o.out_dir.empty() && o.save) {

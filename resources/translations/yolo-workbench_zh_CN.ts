@@ -1233,6 +1233,18 @@
         <source>Test-time augmentation does not apply to the NMS-free head (as in Ultralytics); untick end-to-end to augment its one-to-many head.</source>
         <translation>测试时增强不适用于无 NMS 头（与 Ultralytics 相同）；取消勾选端到端即可对其一对多头进行增强。</translation>
     </message>
+    <message>
+        <source>track objects</source>
+        <translation>跟踪目标</translation>
+    </message>
+    <message>
+        <source>Follow each object through a video&apos;s frames with ByteTrack (as ywb track): boxes are labelled id:N, the object&apos;s number in that video. Detections down to confidence %1 feed the tracker.</source>
+        <translation>用 ByteTrack 在视频各帧中跟踪每个目标（同 ywb track）：框标注为 id:N，即该目标在此视频中的编号。置信度不低于 %1 的检测结果会送入跟踪器。</translation>
+    </message>
+    <message>
+        <source>Tracked with ByteTrack: %1 objects followed.</source>
+        <translation>已用 ByteTrack 跟踪：共 %1 个目标。</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::RunPictures</name>

@@ -116,7 +116,7 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 2);
     QVERIFY2(
         r.err.contains("'bench' needs a second word: bench epoch, bench eval, bench loader, bench model, "
-                       "bench train"),
+                       "bench track, bench train"),
         r.err.constData());
     r = ywbRun({"model", "--help"});
     QCOMPARE(r.code, 0);

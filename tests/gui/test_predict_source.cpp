@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <set>
 
 #include "box_image_view.h"
 #include "predictions_tab.h"
@@ -174,10 +175,44 @@ class TestPredictSource : public QObject {
     QTest::qWait(100);
     QVERIFY(tab.grab().save(shotsDir() + "/predictions_tta.png"));
 
+    // Ticking "track objects" predicts again as ywb track does: the engine's tracks (run here directly at
+    // the tracking confidence), each box with its id, the summary counting the objects (distinct ids per
+    // video or image), and the viewer labelling each tracked box "id:N".
+    tab.findChild<QCheckBox*>("predTrack")->setChecked(true);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 4, 60000);
+    QVERIFY(done.last().first().toBool());
+    o.track = true;
+    o.conf = ywb::kTrackConf;
+    const ywb::PredictReport tracks = ywb::predictImages(o);
+    const auto& got_tracks = tab.report().detections;
+    QCOMPARE(got_tracks.size(), tracks.images.size());
+    std::set<std::pair<std::string, int>> objects;
+    int tracked_row = -1;
+    for (size_t i = 0; i < got_tracks.size(); ++i) {
+      QCOMPARE(got_tracks[i].boxes.size(), tracks.images[i].boxes.size());
+      for (size_t k = 0; k < got_tracks[i].boxes.size(); ++k) {
+        const ywb::DetBox& b = got_tracks[i].boxes[k];
+        QCOMPARE(b.track_id, tracks.images[i].boxes[k].track_id);
+        QCOMPARE(b.score, tracks.images[i].boxes[k].score);
+        QVERIFY(b.track_id > 0);
+        objects.insert({got_tracks[i].path, b.track_id});
+        if (b.score >= tab.confidence() && tracked_row < 0) tracked_row = int(i);
+      }
+    }
+    QVERIFY2(tracked_row >= 0, "some track is shown at the slider's confidence");
+    QVERIFY2(
+        summary->text().contains(QString("Tracked with ByteTrack: %1 objects followed.").arg(objects.size())),
+        qPrintable(summary->text()));
+    list->setCurrentRow(tracked_row);
+    QVERIFY(viewer->boxCount() > 0);
+    for (const auto& vb : viewer->boxes()) QVERIFY2(vb.label.startsWith("id:"), qPrintable(vb.label));
+    QTest::qWait(100);
+    QVERIFY(tab.grab().save(shotsDir() + "/predictions_track.png"));
+
     // A missing source fails with the engine's message, and says so.
     tab.setSource(tmp.path() + "/nothing-here");
     tab.predict();
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 4, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 5, 60000);
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));

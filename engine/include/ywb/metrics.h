@@ -27,6 +27,7 @@ struct DetBox {
   float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
   float score = 0;
   int cls = 0;
+  int track_id = 0;  ///< the object's identity across a video's frames (ywb track, from 1); 0: not tracked
 };
 
 struct MetricsOptions {

@@ -1,0 +1,202 @@
+#include "track/byte_tracker.h"
+
+#include <algorithm>
+#include <set>
+
+#include "track/linear_assignment.h"
+
+namespace ywb::track {
+
+// One object: its motion, its last detection's score and class, and where it is in its life.
+struct ByteTracker::Track {
+  explicit Track(const DetBox& d) : kf(xyah(d)), det(d) {}
+  KalmanBox kf;
+  DetBox det;           // the last matched detection (score and class; the box is the filter's)
+  int id = 0;           // 0 until activated
+  bool tracked = true;  // false: lost (unmatched, kept for track_buffer frames)
+  bool confirmed = false;
+  int start = 0, last = 0;  // frames it started in and was last matched in
+
+  static BoxXyah xyah(const DetBox& d) {
+    const double w = d.x2 - d.x1, h = d.y2 - d.y1;
+    return {d.x1 + w / 2, d.y1 + h / 2, h > 0 ? w / h : 0, h};
+  }
+  DetBox box() const {
+    const BoxXyah b = kf.box();
+    const double w = b.a * b.h;
+    DetBox out = det;
+    out.x1 = float(b.cx - w / 2), out.y1 = float(b.cy - b.h / 2);
+    out.x2 = float(b.cx + w / 2), out.y2 = float(b.cy + b.h / 2);
+    out.track_id = id;
+    return out;
+  }
+};
+
+namespace {
+
+using TrackPtr = std::shared_ptr<ByteTracker::Track>;
+
+double iou(const DetBox& a, const DetBox& b) {
+  const double iw = std::max(0.0, double(std::min(a.x2, b.x2)) - std::max(a.x1, b.x1));
+  const double ih = std::max(0.0, double(std::min(a.y2, b.y2)) - std::max(a.y1, b.y1));
+  const double inter = iw * ih;
+  const double area_a = double(a.x2 - a.x1) * (a.y2 - a.y1), area_b = double(b.x2 - b.x1) * (b.y2 - b.y1);
+  return inter / (area_a + area_b - inter + 1e-7);
+}
+
+// a, then the tracks of b whose ids a lacks.
+std::vector<TrackPtr> joined(std::vector<TrackPtr> a, const std::vector<TrackPtr>& b) {
+  std::set<int> ids;
+  for (const auto& t : a) ids.insert(t->id);
+  for (const auto& t : b)
+    if (ids.insert(t->id).second) a.push_back(t);
+  return a;
+}
+
+// a without the tracks whose ids b holds.
+std::vector<TrackPtr> without(const std::vector<TrackPtr>& a, const std::vector<TrackPtr>& b) {
+  std::set<int> ids;
+  for (const auto& t : b) ids.insert(t->id);
+  std::vector<TrackPtr> out;
+  for (const auto& t : a)
+    if (!ids.count(t->id)) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+ByteTracker::ByteTracker(const TrackerOptions& options) : o_(options) {}
+ByteTracker::~ByteTracker() = default;
+
+std::vector<double> ByteTracker::costs(const std::vector<TrackPtr>& tracks, const std::vector<DetBox>& dets,
+                                       bool fuse_score) {
+  std::vector<double> c(tracks.size() * dets.size());
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    const DetBox b = tracks[i]->box();
+    for (size_t j = 0; j < dets.size(); ++j)
+      c[i * dets.size() + j] = 1 - iou(b, dets[j]) * (fuse_score ? dets[j].score : 1.0);
+  }
+  return c;
+}
+
+void ByteTracker::activate(Track& t) {
+  t.id = next_id_++;
+  t.tracked = true;
+  t.confirmed = frame_ == 1;  // objects of the first frame are trusted at once; later ones need a match
+  t.start = t.last = frame_;
+}
+
+void ByteTracker::follow(Track& t, const DetBox& det) {
+  t.kf.update(Track::xyah(det));
+  t.det = det;
+  t.tracked = true;
+  t.confirmed = true;
+  t.last = frame_;
+}
+
+std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
+  ++frame_;
+  std::vector<DetBox> high, low;
+  for (const DetBox& d : detections) {
+    if (d.score >= o_.track_high_thresh)
+      high.push_back(d);
+    else if (d.score > o_.track_low_thresh)
+      low.push_back(d);
+  }
+  std::vector<TrackPtr> confirmed, unconfirmed;
+  for (const auto& t : tracked_) (t->confirmed ? confirmed : unconfirmed).push_back(t);
+  std::vector<TrackPtr> found, refound, newly_lost, removed;
+
+  // 1. High-score detections against the confirmed and the lost tracks, each moved one frame ahead (a
+  // lost one without its growth).
+  const std::vector<TrackPtr> pool = joined(confirmed, lost_);
+  for (const auto& t : pool) {
+    if (!t->tracked) t->kf.stopGrowth();
+    t->kf.predict();
+  }
+  std::vector<bool> pool_matched(pool.size(), false), high_matched(high.size(), false);
+  for (const auto& [i, j] : assignWithLimit(costs(pool, high, o_.fuse_score), int(pool.size()),
+                                            int(high.size()), o_.match_thresh)) {
+    Track& t = *pool[size_t(i)];
+    (t.tracked ? found : refound).push_back(pool[size_t(i)]);
+    follow(t, high[size_t(j)]);
+    pool_matched[size_t(i)] = high_matched[size_t(j)] = true;
+  }
+
+  // 2. Low-score detections against the tracked objects left over (IoU alone, 1 - IoU at most 0.5).
+  std::vector<TrackPtr> left;
+  for (size_t i = 0; i < pool.size(); ++i)
+    if (!pool_matched[i] && pool[i]->tracked) left.push_back(pool[i]);
+  std::vector<bool> left_matched(left.size(), false);
+  for (const auto& [i, j] :
+       assignWithLimit(costs(left, low, false), int(left.size()), int(low.size()), 0.5)) {
+    follow(*left[size_t(i)], low[size_t(j)]);
+    found.push_back(left[size_t(i)]);
+    left_matched[size_t(i)] = true;
+  }
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (left_matched[i]) continue;
+    left[i]->tracked = false;
+    newly_lost.push_back(left[i]);
+  }
+
+  // 3. The remaining high-score detections against the tracks still waiting for their second match.
+  std::vector<DetBox> rest;
+  for (size_t j = 0; j < high.size(); ++j)
+    if (!high_matched[j]) rest.push_back(high[j]);
+  std::vector<bool> unconfirmed_matched(unconfirmed.size(), false), rest_matched(rest.size(), false);
+  for (const auto& [i, j] : assignWithLimit(costs(unconfirmed, rest, o_.fuse_score), int(unconfirmed.size()),
+                                            int(rest.size()), 0.7)) {
+    follow(*unconfirmed[size_t(i)], rest[size_t(j)]);
+    found.push_back(unconfirmed[size_t(i)]);
+    unconfirmed_matched[size_t(i)] = rest_matched[size_t(j)] = true;
+  }
+  for (size_t i = 0; i < unconfirmed.size(); ++i)
+    if (!unconfirmed_matched[i]) removed.push_back(unconfirmed[i]);
+
+  // 4. New tracks from what is left, where the score is high enough.
+  for (size_t j = 0; j < rest.size(); ++j) {
+    if (rest_matched[j] || rest[j].score < o_.new_track_thresh) continue;
+    auto t = std::make_shared<Track>(rest[j]);
+    activate(*t);
+    found.push_back(t);
+  }
+
+  // 5. Lost tracks older than the buffer are dropped; the lists are brought up to date.
+  const int max_lost = int(30.0 / 30.0 * o_.track_buffer);  // the buffer is in frames of a 30 fps video
+  for (const auto& t : lost_)
+    if (frame_ - t->last > max_lost) removed.push_back(t);
+  std::vector<TrackPtr> still;
+  for (const auto& t : tracked_)
+    if (t->tracked) still.push_back(t);
+  tracked_ = joined(joined(still, found), refound);
+  lost_ = without(lost_, tracked_);
+  lost_.insert(lost_.end(), newly_lost.begin(), newly_lost.end());
+  lost_ = without(lost_, removed);
+
+  // A tracked and a lost track on the same place (1 - IoU below 0.15) are one object: the one followed
+  // longer stays.
+  std::set<int> drop_tracked, drop_lost;
+  for (const auto& a : tracked_) {
+    for (const auto& b : lost_) {
+      if (1 - iou(a->box(), b->box()) >= 0.15) continue;
+      if (a->last - a->start > b->last - b->start)
+        drop_lost.insert(b->id);
+      else
+        drop_tracked.insert(a->id);
+    }
+  }
+  auto drop = [](std::vector<TrackPtr>& v, const std::set<int>& ids) {
+    v.erase(std::remove_if(v.begin(), v.end(), [&](const TrackPtr& t) { return ids.count(t->id) > 0; }),
+            v.end());
+  };
+  drop(tracked_, drop_tracked);
+  drop(lost_, drop_lost);
+
+  std::vector<DetBox> out;
+  for (const auto& t : tracked_)
+    if (t->confirmed) out.push_back(t->box());
+  return out;
+}
+
+}  // namespace ywb::track

@@ -1,0 +1,42 @@
+// ByteTrack (Zhang et al., 2022) over a video's detections: each frame's boxes get the identity of the
+// object they continue. High-score detections are matched first to tracked and recently lost objects, then
+// low-score ones rescue the tracked objects left over, so an object whose detector score dips stays
+// tracked. Thread rules: one tracker per video, used by one thread.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "track/kalman_box.h"
+#include "ywb/metrics.h"
+#include "ywb/track.h"
+
+namespace ywb::track {
+
+class ByteTracker {
+ public:
+  explicit ByteTracker(const TrackerOptions& options);
+  ~ByteTracker();
+
+  /// One frame's detections (any order, original-image pixels) in; the confirmed objects seen in this
+  /// frame out, each with its track id (DetBox::track_id, from 1), the filtered box, and its detection's
+  /// score and class. A track found in a later frame than the first is confirmed by a second match.
+  std::vector<DetBox> update(const std::vector<DetBox>& detections);
+
+  /// Frames seen so far.
+  int frame() const { return frame_; }
+
+  struct Track;  ///< one object's state (byte_tracker.cpp)
+  using TrackPtr = std::shared_ptr<Track>;
+
+ private:
+  void activate(Track& t);
+  void follow(Track& t, const DetBox& det);
+  static std::vector<double> costs(const std::vector<TrackPtr>& tracks, const std::vector<DetBox>& dets,
+                                   bool fuse_score);
+
+  TrackerOptions o_;
+  int frame_ = 0, next_id_ = 1;
+  std::vector<TrackPtr> tracked_, lost_;
+};
+
+}  // namespace ywb::track

@@ -1,0 +1,48 @@
+// benchmarkTracker(): the `ywb bench track` workload.
+#include <chrono>
+#include <random>
+#include <set>
+
+#include "core/error.h"
+#include "track/byte_tracker.h"
+#include "ywb/track.h"
+
+namespace ywb {
+
+TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
+  if (o.objects < 1 || o.frames < 1)
+    fail("bench track: objects=", o.objects, " frames=", o.frames, ": both must be 1 or more");
+  std::mt19937 rng(o.seed);
+  std::normal_distribution<float> jitter(0, 1.5f);
+  std::uniform_real_distribution<float> unit(0, 1);
+  std::vector<float> x(size_t(o.objects)), y(x), vx(x), vy(x);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = unit(rng) * 1800 + 60, y[i] = unit(rng) * 1000 + 40;
+    vx[i] = unit(rng) * 8 - 4, vy[i] = unit(rng) * 4 - 2;
+  }
+  track::ByteTracker tracker{TrackerOptions{}};
+  TrackBenchReport r;
+  std::set<int> ids;
+  double ms = 0;
+  for (int f = 0; f < o.frames; ++f) {
+    std::vector<DetBox> dets;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (unit(rng) < 0.05f) continue;
+      const float cx = x[i] + vx[i] * float(f) + jitter(rng), cy = y[i] + vy[i] * float(f) + jitter(rng);
+      DetBox b;
+      b.x1 = cx - 20, b.x2 = cx + 20, b.y1 = cy - 30, b.y2 = cy + 30;
+      b.score = unit(rng);
+      dets.push_back(b);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<DetBox> out = tracker.update(dets);
+    ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.tracked_boxes += (long long)out.size();
+    for (const DetBox& b : out) ids.insert(b.track_id);
+  }
+  r.ms_per_frame = ms / o.frames;
+  r.ids = int(ids.size());
+  return r;
+}
+
+}  // namespace ywb

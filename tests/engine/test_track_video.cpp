@@ -1,0 +1,231 @@
+// `ywb track` as a user runs it (a real process) on a video made here: a shapes validation image seen
+// through a window that pans 2 px right and 1 px down per frame, so every object moves (-2, -1) px a frame.
+// The judges are invariants: a track's box is one of that frame's detections (what `ywb predict` finds at
+// the same confidence), filtered; the same object in consecutive frames keeps its id and one id stays on
+// one object; an image is a video of one frame, where every detection at 0.25 or above starts a track.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+#include <set>
+
+#include "cli_runner.h"
+#include "track/byte_tracker.h"
+
+#ifdef YW_HAVE_OPENCV_VIDEOIO
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#endif
+
+class TestTrackVideo : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase();
+  void tracksFollowTheObjects();
+  void anImageIsOneFrame();
+  void badTrackerArguments();
+
+ private:
+  QTemporaryDir tmp_;
+};
+
+#ifdef YW_HAVE_OPENCV_VIDEOIO
+
+namespace {
+
+const QString kWeights = QString(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt";
+const QString kVal = QString(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/images/val/";
+const QString kImage = kVal + "val_00005.jpg";
+constexpr int kFrames = 24;
+constexpr float kDx = -2, kDy = -1;  // each object's motion per frame
+
+QJsonObject runJson(const QString& verb, const QStringList& args) {
+  const CliResult r =
+      ywbRun(QStringList{verb, "weights=" + kWeights, "device=cpu", "imgsz=256", "--json"} + args);
+  if (r.code != 0) qWarning("ywb %s failed (%d): %s", qPrintable(verb), r.code, r.err.constData());
+  return QJsonDocument::fromJson(r.out).object();
+}
+
+struct Box {
+  float x1, y1, x2, y2, score;
+  int cls, id;
+};
+
+std::vector<Box> boxesOf(const QJsonObject& frame) {
+  std::vector<Box> out;
+  for (const auto& v : frame["detections"].toArray()) {
+    const QJsonObject d = v.toObject();
+    const QJsonArray b = d["box"].toArray();
+    out.push_back({float(b[0].toDouble()), float(b[1].toDouble()), float(b[2].toDouble()),
+                   float(b[3].toDouble()), float(d["confidence"].toDouble()), d["class"].toInt(),
+                   d["track_id"].toInt()});
+  }
+  return out;
+}
+
+double iou(const Box& a, const Box& b, float dx = 0, float dy = 0) {
+  const double iw = std::max(0.f, std::min(a.x2 + dx, b.x2) - std::max(a.x1 + dx, b.x1));
+  const double ih = std::max(0.f, std::min(a.y2 + dy, b.y2) - std::max(a.y1 + dy, b.y1));
+  const double inter = iw * ih;
+  return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
+}
+
+}  // namespace
+
+void TestTrackVideo::initTestCase() {
+  QVERIFY(tmp_.isValid());
+  // Four images in which this model finds objects, side by side (256 x 224 px), predicted at 256.
+  std::vector<cv::Mat> tiles;
+  for (const char* name : {"val_00005.jpg", "val_00010.jpg", "val_00002.jpg", "val_00011.jpg"}) {
+    cv::Mat t = cv::imread((kVal + name).toStdString());
+    QVERIFY(!t.empty());
+    cv::resize(t, t, cv::Size(128, 112));
+    tiles.push_back(t);
+  }
+  cv::Mat top, bottom, img, wide;
+  cv::hconcat(tiles[0], tiles[1], top);
+  cv::hconcat(tiles[2], tiles[3], bottom);
+  cv::vconcat(top, bottom, img);
+  cv::copyMakeBorder(img, wide, 0, 32, 0, 48, cv::BORDER_REFLECT);
+  cv::VideoWriter avi((tmp_.path() + "/pan.avi").toStdString(), cv::CAP_OPENCV_MJPEG,
+                      cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 12, img.size());
+  QVERIFY(avi.isOpened());
+  for (int f = 0; f < kFrames; ++f) avi.write(wide(cv::Rect(2 * f, f, img.cols, img.rows)).clone());
+  avi.release();
+}
+
+void TestTrackVideo::tracksFollowTheObjects() {
+  const QString video = tmp_.path() + "/pan.avi";
+  const QJsonObject tracked = runJson("track", {"source=" + video, "project=" + tmp_.path(), "name=track"});
+  const QJsonObject plain =
+      runJson("predict", {"source=" + video, "project=" + tmp_.path(), "name=plain", "conf=0.1"});
+  const QJsonArray t = tracked["images"].toArray(), p = plain["images"].toArray();
+  QCOMPARE(t.size(), kFrames);
+  QCOMPARE(p.size(), kFrames);
+  QCOMPARE(tracked["run_dir"].toString(), tmp_.path() + "/track");
+  int continued = 0, total = 0;
+  std::set<int> ids;
+  ywb::track::ByteTracker replayed{ywb::TrackerOptions{}};
+  for (int f = 0; f < kFrames; ++f) {
+    const std::vector<Box> tb = boxesOf(t[f].toObject()), pb = boxesOf(p[f].toObject());
+    std::set<int> here;
+    for (const Box& b : tb) {
+      QVERIFY2(b.id >= 1 && here.insert(b.id).second,
+               qPrintable(QString("frame %1 id %2").arg(f + 1).arg(b.id)));
+      ids.insert(b.id);
+      // Its detection: the same class and score, a box the filter moved only a little.
+      bool found = false;
+      for (const Box& d : pb) found = found || (d.cls == b.cls && d.score == b.score && iou(b, d) > 0.8);
+      QVERIFY2(found,
+               qPrintable(QString("frame %1: track %2 is no detection of the frame").arg(f + 1).arg(b.id)));
+    }
+    // Labels: the predict columns, then the id.
+    QFile labels(QString("%1/track/labels/pan_%2.txt").arg(tmp_.path()).arg(f + 1));
+    QVERIFY(labels.open(QIODevice::ReadOnly));
+    const QByteArray text = labels.readAll().trimmed();
+    const QList<QByteArray> lines = text.isEmpty() ? QList<QByteArray>() : text.split('\n');
+    QCOMPARE(lines.size(), qsizetype(tb.size()));
+    for (size_t k = 0; k < tb.size(); ++k) {
+      const QList<QByteArray> cols = lines[qsizetype(k)].split(' ');
+      QCOMPARE(cols.size(), 6);
+      QCOMPARE(cols[0].toInt(), tb[k].cls);
+      QCOMPARE(cols[5].toInt(), tb[k].id);
+    }
+    // The same tracker, run here on `ywb predict`'s detections at the same confidence (in their order),
+    // gives the same ids, classes, scores and boxes (clipped to the 256 x 224 frame): ywb track is predict
+    // followed by one ByteTrack per video.
+    std::vector<ywb::DetBox> dets;
+    for (const Box& d : pb) {
+      ywb::DetBox b;
+      b.x1 = d.x1, b.y1 = d.y1, b.x2 = d.x2, b.y2 = d.y2, b.score = d.score, b.cls = d.cls;
+      dets.push_back(b);
+    }
+    const std::vector<ywb::DetBox> replay = replayed.update(dets);
+    QCOMPARE(replay.size(), tb.size());
+    for (size_t k = 0; k < tb.size(); ++k) {
+      QCOMPARE(tb[k].id, replay[k].track_id);
+      QCOMPARE(tb[k].cls, replay[k].cls);
+      QCOMPARE(tb[k].score, replay[k].score);
+      QVERIFY(std::abs(tb[k].x1 - std::clamp(replay[k].x1, 0.f, 256.f)) < 1e-3);
+      QVERIFY(std::abs(tb[k].y2 - std::clamp(replay[k].y2, 0.f, 224.f)) < 1e-3);
+    }
+    total += int(tb.size());
+    if (f == 0) continue;
+    // One id stays on one object: in consecutive frames its boxes overlap once the pan is undone.
+    for (const Box& a : boxesOf(t[f - 1].toObject())) {
+      for (const Box& b : tb) {
+        if (a.id != b.id) continue;
+        const double o = iou(a, b, kDx, kDy);
+        QVERIFY2(o > 0.3, qPrintable(QString("frame %1: id %2 jumped (IoU %3)").arg(f + 1).arg(a.id).arg(o)));
+        ++continued;
+      }
+    }
+  }
+  // The test means something only when objects were followed from frame to frame: ids continue, and far
+  // fewer ids than boxes were given (a tracker that numbered every box anew would fail here).
+  QVERIFY2(
+      continued >= 10 && int(ids.size()) * 2 < total,
+      qPrintable(QString("%1 boxes, %2 continuations, %3 ids").arg(total).arg(continued).arg(ids.size())));
+  QCOMPARE(tracked["videos"].toArray(), QJsonArray{tmp_.path() + "/track/pan.avi"});
+  cv::VideoCapture out((tmp_.path() + "/track/pan.avi").toStdString(), cv::CAP_FFMPEG);
+  QCOMPARE(int(out.get(cv::CAP_PROP_FRAME_COUNT)), kFrames);
+
+  // The text output names each frame's ids.
+  const CliResult text =
+      ywbRun({"track", "weights=" + kWeights, "device=cpu", "source=" + video, "project=" + tmp_.path()});
+  QCOMPARE(text.code, 0);
+  QVERIFY2(text.out.contains("/pan.avi (frame 1/24): ") && text.out.contains(", ids 1 "),
+           text.out.constData());
+  QVERIFY2(text.out.contains("Results in " + tmp_.path().toUtf8() + "/track2"), text.out.constData());
+}
+
+void TestTrackVideo::anImageIsOneFrame() {
+  const QJsonArray t =
+      runJson("track", {"source=" + kImage, "project=" + tmp_.path(), "name=still", "save=false"})["images"]
+          .toArray();
+  const QJsonArray p =
+      runJson("predict", {"source=" + kImage, "project=" + tmp_.path(), "name=stillp", "conf=0.1"})["images"]
+          .toArray();
+  QCOMPARE(t.size(), 1);
+  int strong = 0;
+  for (const Box& d : boxesOf(p[0].toObject())) strong += d.score >= 0.25f;
+  const std::vector<Box> tb = boxesOf(t[0].toObject());
+  QCOMPARE(int(tb.size()), strong);
+  QVERIFY(strong >= 2);
+  std::set<int> ids;
+  for (const Box& b : tb) ids.insert(b.id);
+  QCOMPARE(*ids.begin(), 1);
+  QCOMPARE(*ids.rbegin(), strong);  // ids 1..n
+}
+
+void TestTrackVideo::badTrackerArguments() {
+  const CliResult bot = ywbRun(
+      {"track", "weights=" + kWeights, "source=" + kImage, "tracker=botsort.yaml", "project=" + tmp_.path()});
+  QCOMPARE(bot.code, 1);
+  QVERIFY2(bot.err.contains("BoT-SORT is not available"), bot.err.constData());
+  const CliResult predict = ywbRun({"predict", "weights=" + kWeights, "source=" + kImage,
+                                    "tracker=bytetrack.yaml", "project=" + tmp_.path()});
+  QCOMPARE(predict.code, 1);
+  QVERIFY2(predict.err.contains("tracker"), predict.err.constData());
+  QVERIFY(!QDir(tmp_.path() + "/track").exists() || QDir(tmp_.path()).exists());
+}
+
+#else  // moc sees every slot; without videoio the whole case is skipped
+
+void TestTrackVideo::initTestCase() {
+  QSKIP("this build has no OpenCV videoio (libopencv-videoio-dev)");
+}
+void TestTrackVideo::tracksFollowTheObjects() {}
+void TestTrackVideo::anImageIsOneFrame() {}
+void TestTrackVideo::badTrackerArguments() {}
+
+#endif
+
+QTEST_GUILESS_MAIN(TestTrackVideo)
+#include "test_track_video.moc"

@@ -18,6 +18,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "box_image_view.h"
 #include "metric_chart.h"
 #include "opened_path.h"
@@ -159,7 +161,11 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(end2end_, &QCheckBox::toggled, this, again);
   connect(augment_, &QCheckBox::toggled, this, again);
-  connect(track_, &QCheckBox::toggled, this, [this] {
+  connect(track_, &QCheckBox::toggled, this, [this](bool on) {
+    // A tracked object whose score dips stays tracked down to the tracking confidence: the slider goes
+    // there so that such objects stay drawn (it can be raised again).
+    const int track_conf = int(std::lround(ywb::kTrackConf * 100));
+    if (on && conf_->value() > track_conf) conf_->setValue(track_conf);
     if (from_source_) predict();  // tracking applies to a source's prediction, not to a validation
   });
   connect(browse, &QPushButton::clicked, this, [this] {

@@ -30,7 +30,7 @@ const QList<QPair<QString, QStringList>>& chartColumns() {
 }
 
 bool hasLastCheckpoint(const QString& dir) {
-  return QFileInfo::exists(dir + "/" + ywb::run_files::kWeights + "/" + ywb::run_files::kLast);
+  return QFileInfo::exists(QString::fromStdString(ywb::run_files::lastCheckpoint(dir.toStdString())));
 }
 
 }  // namespace

@@ -3,22 +3,9 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "eval/host_box_iou.h"
 
 namespace ywb::eval {
-namespace {
-
-// Ultralytics' box_iou: intersection / (area1 + area2 - intersection + 1e-7).
-double boxIou(const GtBox& g, const DetBox& d) {
-  const double w = std::min<double>(g.x2, d.x2) - std::max<double>(g.x1, d.x1);
-  const double h = std::min<double>(g.y2, d.y2) - std::max<double>(g.y1, d.y1);
-  if (w <= 0 || h <= 0) return 0.0;
-  const double inter = w * h;
-  const double ga = (double(g.x2) - g.x1) * (double(g.y2) - g.y1);
-  const double da = (double(d.x2) - d.x1) * (double(d.y2) - d.y1);
-  return inter / (ga + da - inter + 1e-7);
-}
-
-}  // namespace
 
 ConfusionAccumulator::ConfusionAccumulator(int num_classes, double conf, double iou)
     : conf_(conf), iou_(iou) {
@@ -50,7 +37,7 @@ void ConfusionAccumulator::add(const std::vector<GtBox>& gt, const std::vector<D
   std::vector<Pair> pairs;
   for (size_t i = 0; i < gt.size(); ++i) {
     for (size_t j = 0; j < dets.size(); ++j) {
-      const double v = boxIou(gt[i], *dets[j]);
+      const double v = hostBoxIou(gt[i], *dets[j]);
       if (v > iou_) pairs.push_back({i, j, v});
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "eval/host_box_iou.h"
 #include "track/linear_assignment.h"
 
 namespace ywb::track {
@@ -34,15 +35,7 @@ struct ByteTracker::Track {
 
 namespace {
 
-using TrackPtr = std::shared_ptr<ByteTracker::Track>;
-
-double iou(const DetBox& a, const DetBox& b) {
-  const double iw = std::max(0.0, double(std::min(a.x2, b.x2)) - std::max(a.x1, b.x1));
-  const double ih = std::max(0.0, double(std::min(a.y2, b.y2)) - std::max(a.y1, b.y1));
-  const double inter = iw * ih;
-  const double area_a = double(a.x2 - a.x1) * (a.y2 - a.y1), area_b = double(b.x2 - b.x1) * (b.y2 - b.y1);
-  return inter / (area_a + area_b - inter + 1e-7);
-}
+using TrackPtr = ByteTracker::TrackPtr;
 
 // a, then the tracks of b whose ids a lacks.
 std::vector<TrackPtr> joined(std::vector<TrackPtr> a, const std::vector<TrackPtr>& b) {
@@ -74,7 +67,7 @@ std::vector<double> ByteTracker::costs(const std::vector<TrackPtr>& tracks, cons
   for (size_t i = 0; i < tracks.size(); ++i) {
     const DetBox b = tracks[i]->box();
     for (size_t j = 0; j < dets.size(); ++j)
-      c[i * dets.size() + j] = 1 - iou(b, dets[j]) * (fuse_score ? dets[j].score : 1.0);
+      c[i * dets.size() + j] = 1 - eval::hostBoxIou(b, dets[j]) * (fuse_score ? dets[j].score : 1.0);
   }
   return c;
 }
@@ -163,9 +156,9 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
   }
 
   // 5. Lost tracks older than the buffer are dropped; the lists are brought up to date.
-  const int max_lost = int(30.0 / 30.0 * o_.track_buffer);  // the buffer is in frames of a 30 fps video
+  // The buffer counts frames of a 30 fps video, and every video is taken as 30 fps (as Ultralytics does).
   for (const auto& t : lost_)
-    if (frame_ - t->last > max_lost) removed.push_back(t);
+    if (frame_ - t->last > o_.track_buffer) removed.push_back(t);
   std::vector<TrackPtr> still;
   for (const auto& t : tracked_)
     if (t->tracked) still.push_back(t);
@@ -179,7 +172,7 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
   std::set<int> drop_tracked, drop_lost;
   for (const auto& a : tracked_) {
     for (const auto& b : lost_) {
-      if (1 - iou(a->box(), b->box()) >= 0.15) continue;
+      if (1 - eval::hostBoxIou(a->box(), b->box()) >= 0.15) continue;
       if (a->last - a->start > b->last - b->start)
         drop_lost.insert(b->id);
       else

@@ -85,7 +85,7 @@ std::string intactNote(const std::string& run_dir) {
 }  // namespace
 
 std::string CheckpointFiles::lastPath(const std::string& run_dir) {
-  return (weightsDir(run_dir) / run_files::kLast).string();
+  return run_files::lastCheckpoint(run_dir);
 }
 std::string CheckpointFiles::previousPath(const std::string& run_dir) {
   return (weightsDir(run_dir) / "previous.safetensors").string();

@@ -112,23 +112,25 @@ class Predictor {
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     out.width = ow;
     out.height = oh;
+    const auto clip = [ow, oh](DetBox& b) {  // to the original image
+      b.x1 = std::clamp(b.x1, 0.f, float(ow)), b.x2 = std::clamp(b.x2, 0.f, float(ow));
+      b.y1 = std::clamp(b.y1, 0.f, float(oh)), b.y2 = std::clamp(b.y2, 0.f, float(oh));
+    };
     auto d = det.accessor<float, 2>();
     for (int64_t k = 0; k < det.size(0); ++k) {
       DetBox b;
-      b.x1 = std::clamp(float((d[k][0] - info.left) / info.ratio), 0.f, float(ow));
-      b.y1 = std::clamp(float((d[k][1] - info.top) / info.ratio), 0.f, float(oh));
-      b.x2 = std::clamp(float((d[k][2] - info.left) / info.ratio), 0.f, float(ow));
-      b.y2 = std::clamp(float((d[k][3] - info.top) / info.ratio), 0.f, float(oh));
+      b.x1 = float((d[k][0] - info.left) / info.ratio);
+      b.y1 = float((d[k][1] - info.top) / info.ratio);
+      b.x2 = float((d[k][2] - info.left) / info.ratio);
+      b.y2 = float((d[k][3] - info.top) / info.ratio);
+      clip(b);
       b.score = d[k][4];
       b.cls = int(d[k][5]);
       out.boxes.push_back(b);
     }
     if (tracker) {
       out.boxes = tracker->update(out.boxes);
-      for (DetBox& b : out.boxes) {  // the filter's box may reach past the image
-        b.x1 = std::clamp(b.x1, 0.f, float(ow)), b.x2 = std::clamp(b.x2, 0.f, float(ow));
-        b.y1 = std::clamp(b.y1, 0.f, float(oh)), b.y2 = std::clamp(b.y2, 0.f, float(oh));
-      }
+      for (DetBox& b : out.boxes) clip(b);  // the filter's box may reach past the image
     }
     return out;
   }

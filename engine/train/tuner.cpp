@@ -178,8 +178,8 @@ TuneSummary runTune(const TuneOptions& options, TuneObserver* observer, TuneCont
     TrainArgs a = base;
     const std::string run_dir = iterationDir(dir, it);
     TuneRow row;
-    if (fs::exists(run_files::path(run_dir,
-                                   run_files::kArgs))) {  // stopped or killed in this iteration: continue it
+    // Stopped or killed in this iteration (its args.yaml is written): continue it.
+    if (fs::exists(run_files::path(run_dir, run_files::kArgs))) {
       row.values = recordedValues(run_dir, settings.space);
       a.resume = run_dir;
     } else {

@@ -204,16 +204,19 @@ void TestTrackVideo::anImageIsOneFrame() {
   QCOMPARE(*ids.rbegin(), strong);  // ids 1..n
 }
 
+// Refused before anything is written: BoT-SORT is named as unavailable, and predict takes no tracker=;
+// neither leaves a run folder.
 void TestTrackVideo::badTrackerArguments() {
+  const QString project = tmp_.path() + "/refused";
   const CliResult bot = ywbRun(
-      {"track", "weights=" + kWeights, "source=" + kImage, "tracker=botsort.yaml", "project=" + tmp_.path()});
+      {"track", "weights=" + kWeights, "source=" + kImage, "tracker=botsort.yaml", "project=" + project});
   QCOMPARE(bot.code, 1);
   QVERIFY2(bot.err.contains("BoT-SORT is not available"), bot.err.constData());
-  const CliResult predict = ywbRun({"predict", "weights=" + kWeights, "source=" + kImage,
-                                    "tracker=bytetrack.yaml", "project=" + tmp_.path()});
+  const CliResult predict = ywbRun(
+      {"predict", "weights=" + kWeights, "source=" + kImage, "tracker=bytetrack.yaml", "project=" + project});
   QCOMPARE(predict.code, 1);
-  QVERIFY2(predict.err.contains("tracker"), predict.err.constData());
-  QVERIFY(!QDir(tmp_.path() + "/track").exists() || QDir(tmp_.path()).exists());
+  QVERIFY2(predict.err.contains("unknown argument 'tracker='"), predict.err.constData());
+  QVERIFY(!QDir(project).exists());
 }
 
 #else  // moc sees every slot; without videoio the whole case is skipped

@@ -17,4 +17,9 @@ inline std::string path(const std::string& run_dir, const char* name) {
   return run_dir.empty() || run_dir.back() == '/' ? run_dir + name : run_dir + "/" + name;
 }
 
+/// The run's last checkpoint, weights/last.safetensors (what resume= continues from).
+inline std::string lastCheckpoint(const std::string& run_dir) {
+  return path(path(run_dir, kWeights), kLast);
+}
+
 }  // namespace ywb::run_files

@@ -69,9 +69,17 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   track_ = new QCheckBox(tr("track objects"), this);
   track_->setObjectName("predTrack");
   track_->setToolTip(
-      tr("Follow each object through a video's frames with ByteTrack (as ywb track): boxes are labelled "
-         "id:N, the object's number in that video. Detections down to confidence %1 feed the tracker.")
+      tr("Follow each object through a video's frames with the tracker beside (as ywb track): boxes are "
+         "labelled id:N, the object's number in that video. Detections down to confidence %1 feed the "
+         "tracker.")
           .arg(ywb::kTrackConf));
+  tracker_ = new QComboBox(this);
+  tracker_->setObjectName("predTracker");
+  tracker_->addItem(tr("BoT-SORT"), "botsort.yaml");
+  tracker_->addItem(tr("ByteTrack"), "bytetrack.yaml");
+  tracker_->setToolTip(
+      tr("The tracker (ywb track tracker=): BoT-SORT, Ultralytics' default, also moves each object's "
+         "predicted box with the camera's motion between frames; ByteTrack does not"));
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
@@ -105,7 +113,10 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(iou_, 1, 4);
   grid->addWidget(augment_, 0, 5);
   grid->addWidget(end2end_, 1, 5);
-  grid->addWidget(track_, 2, 5);
+  auto* track_row = new QHBoxLayout;
+  track_row->addWidget(track_);
+  track_row->addWidget(tracker_);
+  grid->addLayout(track_row, 2, 5);
   grid->setColumnStretch(1, 3);
   grid->setColumnStretch(4, 1);
   layout->addLayout(grid);
@@ -167,6 +178,9 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
     const int track_conf = int(std::lround(ywb::kTrackConf * 100));
     if (on && conf_->value() > track_conf) conf_->setValue(track_conf);
     if (from_source_) predict();  // tracking applies to a source's prediction, not to a validation
+  });
+  connect(tracker_, &QComboBox::currentIndexChanged, this, [this] {
+    if (from_source_ && track_->isChecked()) predict();
   });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =

@@ -80,6 +80,7 @@ class PredictionsTab : public QWidget {
   QCheckBox* end2end_ = nullptr;
   QCheckBox* augment_ = nullptr;  // test-time augmentation (augment=true)
   QCheckBox* track_ = nullptr;    // track objects through videos (ywb track)
+  QComboBox* tracker_ = nullptr;  // with which tracker (its tracker= name as the item's data)
   QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;
@@ -96,6 +97,7 @@ class PredictionsTab : public QWidget {
   bool busy_ = false;
   bool from_source_ = false;  // the images shown are a prediction's (no labels), not a validation's
   bool tracked_ = false;      // that prediction tracked objects (track_ was ticked when it started)
+  QString tracked_with_;      // and with which tracker (tracker_'s text then)
   WorkerThreads workers_;     // the validation or prediction under way
 };
 

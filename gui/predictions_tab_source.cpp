@@ -1,6 +1,7 @@
 // The Predictions tab's prediction on a source without labels (images, a folder, a video, a .txt list or a
 // pattern): ywb::predictImages on a worker thread, each image or video frame listed as soon as it is done.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -49,7 +50,19 @@ void PredictionsTab::predict() {
   // slider chooses what is drawn.
   o.conf = ywb::ValOptions{}.conf;
   tracked_ = o.track = track_->isChecked();
-  if (o.track) o.conf = ywb::kTrackConf;
+  tracked_with_ = tracker_->currentText();
+  if (o.track) {
+    o.conf = ywb::kTrackConf;
+    try {
+      o.tracker = ywb::loadTrackerOptions(tracker_->currentData().toString().toStdString());
+    } catch (const ywb::Error& e) {  // BoT-SORT in a build without camera-motion compensation
+      busy_ = false;
+      summary_->setText(tr("Prediction failed: %1").arg(QString::fromStdString(e.what())));
+      Q_EMIT logLine(summary_->text());
+      Q_EMIT predicted(false);
+      return;
+    }
+  }
   o.iou = iou_->value() / 100.0;
   o.end2end = end2end_->isChecked();
   o.augment = augment_->isChecked();
@@ -118,7 +131,7 @@ void PredictionsTab::finishPrediction(const ywb::PredictReport& r, const QString
     for (const auto& d : dets)
       for (const auto& b : d.boxes)
         if (b.track_id > 0) ids.insert({d.path, b.track_id});
-    line += " " + tr("Tracked with ByteTrack: %1 objects followed.").arg(ids.size());
+    line += " " + tr("Tracked with %1: %2 objects followed.").arg(tracked_with_).arg(ids.size());
   }
   if (!r.skipped.empty()) line += "\n" + tr("%1 skipped (named in the log)").arg(r.skipped.size());
   summary_->setText(line);

@@ -19,6 +19,7 @@ pkgs=(
   clang-format
   libtorch-dev libopenblas0-pthread
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-dnn-dev libopencv-videoio-dev
+  libopencv-video-dev libopencv-calib3d-dev
   # libjpeg62-turbo-dev: jconfig.h (ywb doctor's libjpeg-turbo version); Debian 13 no longer pulls it in
   libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libgloo-dev

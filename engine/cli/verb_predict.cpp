@@ -46,7 +46,7 @@ int runDetect(const Args& a, bool track) {
   o.track = track;
   if (track) {
     o.conf = kTrackConf;
-    o.tracker = loadTrackerOptions(a.str("tracker", "bytetrack.yaml"));
+    o.tracker = loadTrackerOptions(a.str("tracker", "botsort.yaml"));
   }
   o.conf = a.number("conf", o.conf);
   o.iou = a.number("iou", o.iou);
@@ -154,19 +154,22 @@ const RegisterVerb reg{
      [](const Args& a) { return runDetect(a, false); }}};
 
 const RegisterVerb reg_track{
-    {"track", "follow objects through videos (ByteTrack): predictions with a track id per object",
-     "weights=FILE source=VIDEO|FOLDER|... [tracker=bytetrack.yaml] [conf=0.1] and predict's other "
+    {"track", "follow objects through videos (BoT-SORT, ByteTrack): predictions with a track id per object",
+     "weights=FILE source=VIDEO|FOLDER|... [tracker=botsort.yaml] [conf=0.1] and predict's other "
      "arguments\n\n"
      "Ultralytics' track mode: each video's frames are predicted as `ywb predict` does and go through a\n"
-     "ByteTrack tracker started afresh for that video; what is drawn, listed and saved are its confirmed\n"
+     "tracker started afresh for that video; what is drawn, listed and saved are its confirmed\n"
      "tracks, each box labelled id:N (the object's number in that video, from 1). High-score detections\n"
      "(track_high_thresh 0.25) are matched to the objects by overlap with their predicted boxes, then the\n"
      "low-score ones (above track_low_thresh 0.1) keep tracked objects whose score dips; an object that\n"
      "is not seen is kept track_buffer=30 frames before its number is retired. conf defaults to 0.1 so\n"
-     "that the low-score detections reach the tracker. tracker= names a YAML file with Ultralytics' keys\n"
-     "(tracker_type: bytetrack, track_high_thresh, track_low_thresh, new_track_thresh, track_buffer,\n"
-     "match_thresh, fuse_score); BoT-SORT is not available. Label files gain the track id as their last\n"
-     "column, --json each detection's \"track_id\". The run folder is runs/detect/track.\n",
+     "that the low-score detections reach the tracker. BoT-SORT (botsort.yaml, the default, as in\n"
+     "Ultralytics) also moves every predicted box with the camera's motion between frames, estimated from\n"
+     "the frames (gmc_method: sparseOptFlow; orb, sift, ecc or none); bytetrack.yaml is ByteTrack alone.\n"
+     "tracker= also names a YAML file with Ultralytics' keys (tracker_type, track_high_thresh,\n"
+     "track_low_thresh, new_track_thresh, track_buffer, match_thresh, fuse_score, gmc_method; ReID\n"
+     "(with_reid: true) is not available). Label files gain the track id as their last column, --json\n"
+     "each detection's \"track_id\". The run folder is runs/detect/track.\n",
      [](const Args& a) { return runDetect(a, true); }}};
 
 }  // namespace

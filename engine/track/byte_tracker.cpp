@@ -10,7 +10,7 @@ namespace ywb::track {
 
 // One object: its motion, its last detection's score and class, and where it is in its life.
 struct ByteTracker::Track {
-  explicit Track(const DetBox& d) : kf(xyah(d)), det(d) {}
+  Track(BoxForm form, const DetBox& d) : kf(form, measure(form, d)), det(d) {}
   KalmanBox kf;
   DetBox det;           // the last matched detection (score and class; the box is the filter's)
   int id = 0;           // 0 until activated
@@ -18,16 +18,13 @@ struct ByteTracker::Track {
   bool confirmed = false;
   int start = 0, last = 0;  // frames it started in and was last matched in
 
-  static BoxXyah xyah(const DetBox& d) {
-    const double w = d.x2 - d.x1, h = d.y2 - d.y1;
-    return {d.x1 + w / 2, d.y1 + h / 2, h > 0 ? w / h : 0, h};
+  static cv::Vec4d measure(BoxForm form, const DetBox& d) {
+    return KalmanBox::measure(form, d.x1, d.y1, d.x2, d.y2);
   }
   DetBox box() const {
-    const BoxXyah b = kf.box();
-    const double w = b.a * b.h;
+    const cv::Vec4d c = kf.corners();
     DetBox out = det;
-    out.x1 = float(b.cx - w / 2), out.y1 = float(b.cy - b.h / 2);
-    out.x2 = float(b.cx + w / 2), out.y2 = float(b.cy + b.h / 2);
+    out.x1 = float(c[0]), out.y1 = float(c[1]), out.x2 = float(c[2]), out.y2 = float(c[3]);
     out.track_id = id;
     return out;
   }
@@ -58,7 +55,10 @@ std::vector<TrackPtr> without(const std::vector<TrackPtr>& a, const std::vector<
 
 }  // namespace
 
-ByteTracker::ByteTracker(const TrackerOptions& options) : o_(options) {}
+ByteTracker::ByteTracker(const TrackerOptions& options)
+    : o_(options), form_(options.type == TrackerType::BotSort ? BoxForm::Xywh : BoxForm::Xyah) {
+  if (o_.type == TrackerType::BotSort) motion_ = std::make_unique<CameraMotion>(o_.gmc_method);
+}
 ByteTracker::~ByteTracker() = default;
 
 std::vector<double> ByteTracker::costs(const std::vector<TrackPtr>& tracks, const std::vector<DetBox>& dets,
@@ -80,14 +80,14 @@ void ByteTracker::activate(Track& t) {
 }
 
 void ByteTracker::follow(Track& t, const DetBox& det) {
-  t.kf.update(Track::xyah(det));
+  t.kf.update(Track::measure(form_, det));
   t.det = det;
   t.tracked = true;
   t.confirmed = true;
   t.last = frame_;
 }
 
-std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
+std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, const cv::Mat& frame) {
   ++frame_;
   std::vector<DetBox> high, low;
   for (const DetBox& d : detections) {
@@ -101,11 +101,16 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
   std::vector<TrackPtr> found, refound, newly_lost, removed;
 
   // 1. High-score detections against the confirmed and the lost tracks, each moved one frame ahead (a
-  // lost one without its growth).
+  // lost one without its growth) and, with BoT-SORT, with the camera (the unconfirmed ones too).
   const std::vector<TrackPtr> pool = joined(confirmed, lost_);
   for (const auto& t : pool) {
     if (!t->tracked) t->kf.stopGrowth();
     t->kf.predict();
+  }
+  if (motion_ && !frame.empty()) {
+    const cv::Matx23d warp = motion_->apply(frame, high);
+    for (const auto& t : pool) t->kf.warp(warp);
+    for (const auto& t : unconfirmed) t->kf.warp(warp);
   }
   std::vector<bool> pool_matched(pool.size(), false), high_matched(high.size(), false);
   for (const auto& [i, j] : assignWithLimit(costs(pool, high, o_.fuse_score), int(pool.size()),
@@ -150,7 +155,7 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
   // 4. New tracks from what is left, where the score is high enough.
   for (size_t j = 0; j < rest.size(); ++j) {
     if (rest_matched[j] || rest[j].score < o_.new_track_thresh) continue;
-    auto t = std::make_shared<Track>(rest[j]);
+    auto t = std::make_shared<Track>(form_, rest[j]);
     activate(*t);
     found.push_back(t);
   }
@@ -159,10 +164,11 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections) {
   // The buffer counts frames of a 30 fps video, and every video is taken as 30 fps (as Ultralytics does).
   for (const auto& t : lost_)
     if (frame_ - t->last > o_.track_buffer) removed.push_back(t);
-  std::vector<TrackPtr> still;
+  std::vector<TrackPtr>
+      still;  // tracked before and still: not lost, and not removed (unconfirmed, unmatched)
   for (const auto& t : tracked_)
     if (t->tracked) still.push_back(t);
-  tracked_ = joined(joined(still, found), refound);
+  tracked_ = joined(joined(without(still, removed), found), refound);
   lost_ = without(lost_, tracked_);
   lost_.insert(lost_.end(), newly_lost.begin(), newly_lost.end());
   lost_ = without(lost_, removed);

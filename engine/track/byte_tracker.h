@@ -1,11 +1,14 @@
 // ByteTrack (Zhang et al., 2022) over a video's detections: each frame's boxes get the identity of the
 // object they continue. High-score detections are matched first to tracked and recently lost objects, then
 // low-score ones rescue the tracked objects left over, so an object whose detector score dips stays
-// tracked. Thread rules: one tracker per video, used by one thread.
+// tracked. With TrackerType::BotSort it is BoT-SORT as Ultralytics runs it (Aharon et al., 2022, without
+// ReID): the same association over a (centre, width, height) filter whose predictions follow the camera's
+// motion between frames (CameraMotion). Thread rules: one tracker per video, used by one thread.
 #pragma once
 #include <memory>
 #include <vector>
 
+#include "track/camera_motion.h"
 #include "track/kalman_box.h"
 #include "ywb/metrics.h"
 #include "ywb/track.h"
@@ -20,7 +23,9 @@ class ByteTracker {
   /// One frame's detections (any order, original-image pixels) in; the confirmed objects seen in this
   /// frame out, each with its track id (DetBox::track_id, from 1), the filtered box, and its detection's
   /// score and class. A track found in a later frame than the first is confirmed by a second match.
-  std::vector<DetBox> update(const std::vector<DetBox>& detections);
+  /// `frame`: the video frame itself (BGR), which BoT-SORT's camera-motion estimate needs; without it (or
+  /// with ByteTrack) no motion is compensated.
+  std::vector<DetBox> update(const std::vector<DetBox>& detections, const cv::Mat& frame = cv::Mat());
 
   /// Frames seen so far.
   int frame() const { return frame_; }
@@ -35,6 +40,8 @@ class ByteTracker {
                                    bool fuse_score);
 
   TrackerOptions o_;
+  BoxForm form_;
+  std::unique_ptr<CameraMotion> motion_;  // BoT-SORT's
   int frame_ = 0, next_id_ = 1;
   std::vector<TrackPtr> tracked_, lost_;
 };

@@ -1,5 +1,6 @@
 // benchmarkTracker(): the `ywb bench track` workload.
 #include <chrono>
+#include <opencv2/imgproc.hpp>
 #include <random>
 #include <set>
 
@@ -20,7 +21,16 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
     x[i] = unit(rng) * 1800 + 60, y[i] = unit(rng) * 1000 + 40;
     vx[i] = unit(rng) * 8 - 4, vy[i] = unit(rng) * 4 - 2;
   }
-  track::ByteTracker tracker{TrackerOptions{}};
+  track::ByteTracker tracker{o.tracker};
+  // The frames, for a tracker that looks at them: views of a smooth random scene panned (3, 1) px a frame.
+  const bool frames = o.tracker.type == TrackerType::BotSort && o.tracker.gmc_method != GmcMethod::None;
+  constexpr int kW = 1920, kH = 1080, kPanX = 3, kPanY = 1;
+  cv::Mat scene;
+  if (frames) {
+    cv::Mat coarse(kH / 8 + o.frames * kPanY / 8 + 2, kW / 8 + o.frames * kPanX / 8 + 2, CV_8UC3);
+    cv::randu(coarse, 0, 256);
+    cv::resize(coarse, scene, cv::Size(coarse.cols * 8, coarse.rows * 8), 0, 0, cv::INTER_CUBIC);
+  }
   TrackBenchReport r;
   std::set<int> ids;
   double ms = 0;
@@ -28,14 +38,16 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
     std::vector<DetBox> dets;
     for (size_t i = 0; i < x.size(); ++i) {
       if (unit(rng) < 0.05f) continue;
-      const float cx = x[i] + vx[i] * float(f) + jitter(rng), cy = y[i] + vy[i] * float(f) + jitter(rng);
+      float cx = x[i] + vx[i] * float(f) + jitter(rng), cy = y[i] + vy[i] * float(f) + jitter(rng);
+      if (frames) cx -= float(kPanX * f), cy -= float(kPanY * f);  // the camera moves right and down
       DetBox b;
       b.x1 = cx - 20, b.x2 = cx + 20, b.y1 = cy - 30, b.y2 = cy + 30;
       b.score = unit(rng);
       dets.push_back(b);
     }
+    const cv::Mat frame = frames ? scene(cv::Rect(kPanX * f, kPanY * f, kW, kH)) : cv::Mat();
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<DetBox> out = tracker.update(dets);
+    const std::vector<DetBox> out = tracker.update(dets, frame);
     ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     r.tracked_boxes += (long long)out.size();
     for (const DetBox& b : out) ids.insert(b.track_id);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "track/camera_motion.h"
 #include "ywb/track.h"
 
 namespace fs = std::filesystem;
@@ -17,10 +18,24 @@ bool named(const std::string& tracker, const char* stem) {
   return tracker == stem || tracker == std::string(stem) + ".yaml";
 }
 
-[[noreturn]] void noBotSort(const std::string& where) {
-  fail(where,
-       "BoT-SORT is not available: ywb tracks with ByteTrack (tracker=bytetrack.yaml, or a YAML file with "
-       "tracker_type: bytetrack)");
+// gmc_method's value: Ultralytics' names ("None" and null too for none).
+bool gmcMethodNamed(const YAML::Node& v, GmcMethod* out) {
+  if (v.IsNull()) return *out = GmcMethod::None, true;
+  if (!v.IsScalar()) return false;
+  for (GmcMethod m :
+       {GmcMethod::SparseOptFlow, GmcMethod::Orb, GmcMethod::Sift, GmcMethod::Ecc, GmcMethod::None})
+    if (v.Scalar() == gmcMethodName(m)) return *out = m, true;
+  if (v.Scalar() == "None") return *out = GmcMethod::None, true;
+  return false;
+}
+
+// A BoT-SORT that compensates camera motion needs a build with it (track/camera_motion.h).
+void checkBuilt(const TrackerOptions& o, const std::string& where) {
+  if (o.type == TrackerType::BotSort && o.gmc_method != GmcMethod::None && !track::cameraMotionBuilt())
+    fail(where, "BoT-SORT's gmc_method ", gmcMethodName(o.gmc_method),
+         " is not in this build (it needs OpenCV's video, calib3d and features2d modules: "
+         "libopencv-video-dev, "
+         "libopencv-calib3d-dev); use tracker=bytetrack.yaml or a file with gmc_method: none");
 }
 
 }  // namespace
@@ -28,10 +43,19 @@ bool named(const std::string& tracker, const char* stem) {
 TrackerOptions loadTrackerOptions(const std::string& tracker) {
   TrackerOptions o;
   std::error_code ec;
-  if (tracker.empty() || (named(tracker, "bytetrack") && !fs::is_regular_file(tracker, ec))) return o;
-  if (named(tracker, "botsort") && !fs::is_regular_file(tracker, ec)) noBotSort("tracker=" + tracker + ": ");
-  if (!fs::is_regular_file(tracker, ec))
-    fail("tracker=", tracker, ": no such file (bytetrack.yaml, or a YAML file of ByteTrack's settings)");
+  if (!fs::is_regular_file(tracker, ec)) {
+    if (tracker.empty() || named(tracker, "botsort")) {
+      checkBuilt(o, "tracker=" + tracker + ": ");
+      return o;
+    }
+    if (named(tracker, "bytetrack")) {
+      o.type = TrackerType::ByteTrack;
+      return o;
+    }
+    fail("tracker=", tracker,
+         ": no such file (botsort.yaml, bytetrack.yaml, or a YAML file of BoT-SORT's or ByteTrack's "
+         "settings)");
+  }
   std::ifstream in(tracker);
   std::stringstream text;
   if (!(text << in.rdbuf())) fail("cannot read '", tracker, "'");
@@ -42,7 +66,8 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
     fail(tracker, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
   }
   if (root.IsNull()) return o;
-  if (!root.IsMap()) fail(tracker, ": expected a mapping of setting: value (tracker_type: bytetrack, ...)");
+  if (!root.IsMap()) fail(tracker, ": expected a mapping of setting: value (tracker_type: botsort, ...)");
+  std::string gmc_at;  // where gmc_method was set, for the build check
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
     const std::string at = tracker + ":" + std::to_string(kv.first.Mark().line + 1) + ": ";
@@ -58,10 +83,21 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
       if (!(x >= lo && x <= hi)) fail(at, key, ": ", x, " is outside [", lo, ", ", hi, "]");
       return x;
     };
+    auto flag = [&] {
+      try {
+        return v.as<bool>();
+      } catch (const YAML::Exception&) {
+        fail(at, key, ": expected true or false");
+      }
+    };
     if (key == "tracker_type") {
       const std::string type = v.IsScalar() ? v.Scalar() : std::string();
-      if (type == "botsort") noBotSort(at);
-      if (type != "bytetrack") fail(at, "tracker_type: '", type, "' is not a tracker (bytetrack)");
+      if (type == "botsort")
+        o.type = TrackerType::BotSort;
+      else if (type == "bytetrack")
+        o.type = TrackerType::ByteTrack;
+      else
+        fail(at, "tracker_type: '", type, "' is not a tracker (botsort or bytetrack)");
     } else if (key == "track_high_thresh") {
       o.track_high_thresh = number(0, 1);
     } else if (key == "track_low_thresh") {
@@ -75,23 +111,33 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
       if (x != double(int(x))) fail(at, "track_buffer: expected a whole number of frames, found ", x);
       o.track_buffer = int(x);
     } else if (key == "fuse_score") {
-      try {
-        o.fuse_score = v.as<bool>();
-      } catch (const YAML::Exception&) {
-        fail(at, "fuse_score: expected true or false");
-      }
-    } else if (key == "gmc_method" || key == "proximity_thresh" || key == "appearance_thresh" ||
-               key == "with_reid" || key == "model") {
-      noBotSort(at + key + " is a BoT-SORT setting. ");
+      o.fuse_score = flag();
+    } else if (key == "gmc_method") {
+      if (!gmcMethodNamed(v, &o.gmc_method))
+        fail(at, "gmc_method: '", v.IsScalar() ? v.Scalar() : std::string("a list or map"),
+             "' is not a method (sparseOptFlow, orb, sift, ecc or none)");
+      gmc_at = at;
+    } else if (key == "proximity_thresh" || key == "appearance_thresh") {
+      number(0, 1);  // ReID's gates: checked, unused while ReID is off
+    } else if (key == "with_reid") {
+      if (flag())
+        fail(at,
+             "with_reid: ReID (appearance features) is not available; BoT-SORT runs without it "
+             "(with_reid: false)");
+    } else if (key == "model") {
+      if (!v.IsScalar() && !v.IsNull())
+        fail(at, "model: expected a name (ReID's model, unused without ReID)");
     } else {
       fail(at, "unknown setting '", key,
-           "' (ByteTrack's are tracker_type, track_high_thresh, track_low_thresh, new_track_thresh, "
-           "track_buffer, match_thresh, fuse_score)");
+           "' (the settings are tracker_type, track_high_thresh, track_low_thresh, new_track_thresh, "
+           "track_buffer, match_thresh, fuse_score, and BoT-SORT's gmc_method, proximity_thresh, "
+           "appearance_thresh, with_reid, model)");
     }
   }
   if (o.track_low_thresh > o.track_high_thresh)
     fail(tracker, ": track_low_thresh ", o.track_low_thresh, " is above track_high_thresh ",
          o.track_high_thresh);
+  checkBuilt(o, gmc_at.empty() ? tracker + ": " : gmc_at);
   return o;
 }
 

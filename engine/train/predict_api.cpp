@@ -129,7 +129,7 @@ class Predictor {
       out.boxes.push_back(b);
     }
     if (tracker) {
-      out.boxes = tracker->update(out.boxes);
+      out.boxes = tracker->update(out.boxes, img);
       for (DetBox& b : out.boxes) clip(b);  // the filter's box may reach past the image
     }
     return out;

@@ -1238,12 +1238,24 @@
         <translation>跟踪目标</translation>
     </message>
     <message>
-        <source>Follow each object through a video&apos;s frames with ByteTrack (as ywb track): boxes are labelled id:N, the object&apos;s number in that video. Detections down to confidence %1 feed the tracker.</source>
-        <translation>用 ByteTrack 在视频各帧中跟踪每个目标（同 ywb track）：框标注为 id:N，即该目标在此视频中的编号。置信度不低于 %1 的检测结果会送入跟踪器。</translation>
+        <source>Follow each object through a video&apos;s frames with the tracker beside (as ywb track): boxes are labelled id:N, the object&apos;s number in that video. Detections down to confidence %1 feed the tracker.</source>
+        <translation>用旁边选定的跟踪器在视频各帧中跟踪每个目标（同 ywb track）：框标注为 id:N，即该目标在此视频中的编号。置信度不低于 %1 的检测结果送入跟踪器。</translation>
     </message>
     <message>
-        <source>Tracked with ByteTrack: %1 objects followed.</source>
-        <translation>已用 ByteTrack 跟踪：共 %1 个目标。</translation>
+        <source>BoT-SORT</source>
+        <translation>BoT-SORT</translation>
+    </message>
+    <message>
+        <source>ByteTrack</source>
+        <translation>ByteTrack</translation>
+    </message>
+    <message>
+        <source>The tracker (ywb track tracker=): BoT-SORT, Ultralytics&apos; default, also moves each object&apos;s predicted box with the camera&apos;s motion between frames; ByteTrack does not</source>
+        <translation>跟踪器（ywb track tracker=）：BoT-SORT 为 Ultralytics 的默认跟踪器，还会按帧间相机运动移动每个目标的预测框；ByteTrack 不会</translation>
+    </message>
+    <message>
+        <source>Tracked with %1: %2 objects followed.</source>
+        <translation>使用 %1 跟踪：共跟踪 %2 个目标。</translation>
     </message>
 </context>
 <context>

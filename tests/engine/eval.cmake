@@ -8,5 +8,6 @@ if(OpenCV_FOUND OR YW_OPENCV_imgcodecs)
   target_compile_definitions(test_val_parity PRIVATE YW_TEST_IMGCODECS=1)
 endif()
 ywb_add_test(test_test_time_augment SOURCES test_test_time_augment.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
-# ByteTrack (engine/track): assignment, Kalman filter, the tracker's rules, tracker files.
+# Tracking (engine/track): assignment, Kalman filters, the trackers' rules, tracker files; BoT-SORT's camera motion.
 ywb_add_test(test_track SOURCES test_track.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
+ywb_add_test(test_botsort SOURCES test_botsort.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)

@@ -18,16 +18,41 @@
 using ywb::DetBox;
 using ywb::track::ByteTracker;
 
+namespace {
+
+// The options of the row's tracker type (trackerTypes()).
+ywb::TrackerOptions rowOptions() {
+  QFETCH(int, type);
+  ywb::TrackerOptions o;
+  o.type = ywb::TrackerType(type);
+  return o;
+}
+
+}  // namespace
+
 class TestTrack : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void assignmentIsOptimal();
   void kalmanStepsByHand();
+  void parallelObjectsKeepTheirIds_data() { trackerTypes(); }
   void parallelObjectsKeepTheirIds();
+  void lostObjectsAreKeptForTheBuffer_data() { trackerTypes(); }
   void lostObjectsAreKeptForTheBuffer();
+  void lowScoresKeepATrackButStartNone_data() { trackerTypes(); }
   void lowScoresKeepATrackButStartNone();
+  void laterObjectsNeedASecondMatch_data() { trackerTypes(); }
   void laterObjectsNeedASecondMatch();
   void trackerFilesAreChecked();
+
+ private:
+  // The association rules are ByteTrack's in both trackers: each rule is checked with each (BoT-SORT given no
+  // frames, so without camera motion, with its (centre, width, height) filter).
+  static void trackerTypes() {
+    QTest::addColumn<int>("type");
+    QTest::newRow("bytetrack") << int(ywb::TrackerType::ByteTrack);
+    QTest::newRow("botsort") << int(ywb::TrackerType::BotSort);
+  }
 };
 
 namespace {
@@ -112,7 +137,7 @@ void TestTrack::assignmentIsOptimal() {
 // var(vx) = 39.0625 + (100/160)^2 = 39.453125. Update with x measured 10 px right (noise (100/20)^2 = 25):
 // gain(x) = 164.0625 / 189.0625, gain(vx) = 39.0625 / 189.0625.
 void TestTrack::kalmanStepsByHand() {
-  ywb::track::KalmanBox kf({50, 60, 0.5, 100});
+  ywb::track::KalmanBox kf(ywb::track::BoxForm::Xyah, {50, 60, 0.5, 100});
   QCOMPARE(kf.covariance()(0, 0), 100.0);
   QCOMPARE(kf.covariance()(4, 4), 39.0625);
   QCOMPARE(kf.covariance()(2, 2), 1e-4);
@@ -136,7 +161,7 @@ void TestTrack::kalmanStepsByHand() {
 // Two objects moving side by side for 60 frames, 4 px a frame: ids 1 and 2 from frame 1 to the end (the
 // first frame's objects are confirmed at once), and the filter's boxes settle on the detections.
 void TestTrack::parallelObjectsKeepTheirIds() {
-  ByteTracker t{ywb::TrackerOptions{}};
+  ByteTracker t{rowOptions()};
   for (int f = 0; f < 60; ++f) {
     const float x = 50 + 4.f * f;
     const auto out = t.update({box(x, 100, 40, 60, 0.9f, 2), box(x, 200, 40, 60, 0.8f, 5)});
@@ -154,7 +179,7 @@ void TestTrack::parallelObjectsKeepTheirIds() {
 // coming back it is a new object (id 2), shown from its second frame on. Unseen, it is not shown.
 void TestTrack::lostObjectsAreKeptForTheBuffer() {
   for (const int gap : {30, 31}) {
-    ByteTracker t{ywb::TrackerOptions{}};
+    ByteTracker t{rowOptions()};
     for (int f = 0; f < 5; ++f) QCOMPARE(idNear(t.update({box(100, 100, 50, 50, 0.9f)}), 100, 100), 1);
     for (int f = 0; f < gap; ++f) QVERIFY(t.update({}).empty());
     const auto back = t.update({box(100, 100, 50, 50, 0.9f)});
@@ -171,7 +196,7 @@ void TestTrack::lostObjectsAreKeptForTheBuffer() {
 // one below 0.1 is lost meanwhile and found again with its id. A detection that never reaches 0.25 starts
 // no track.
 void TestTrack::lowScoresKeepATrackButStartNone() {
-  ByteTracker t{ywb::TrackerOptions{}};
+  ByteTracker t{rowOptions()};
   for (int f = 0; f < 3; ++f) t.update({box(100, 100, 50, 50, 0.9f)});
   for (int f = 0; f < 5; ++f) {
     const auto out = t.update({box(100, 100, 50, 50, 0.15f), box(300, 300, 50, 50, 0.2f)});
@@ -187,7 +212,7 @@ void TestTrack::lowScoresKeepATrackButStartNone() {
 // second matched frame; a one-frame false detection takes an id (given when its track starts) and is never
 // shown, so the next real object has the id after it.
 void TestTrack::laterObjectsNeedASecondMatch() {
-  ByteTracker t{ywb::TrackerOptions{}};
+  ByteTracker t{rowOptions()};
   QCOMPARE(t.update({box(100, 100, 50, 50, 0.9f), box(300, 100, 50, 50, 0.2f)}).size(), size_t(1));
   t.update({box(100, 100, 50, 50, 0.9f), box(400, 400, 30, 30, 0.6f)});             // a false detection: id 2
   auto out = t.update({box(100, 100, 50, 50, 0.9f), box(250, 250, 40, 40, 0.8f)});  // a new object: id 3
@@ -197,14 +222,27 @@ void TestTrack::laterObjectsNeedASecondMatch() {
   QCOMPARE(idNear(out, 100, 100), 1);
   QCOMPARE(idNear(out, 252, 250), 3);
   QCOMPARE(t.frame(), 4);
+  // The false detection's track was removed when it went unmatched (not kept waiting): seen again at the
+  // same place it is a new object, id 4, shown from its second frame on.
+  out = t.update({box(100, 100, 50, 50, 0.9f), box(254, 250, 40, 40, 0.8f), box(400, 400, 30, 30, 0.6f)});
+  QCOMPARE(out.size(), size_t(2));
+  out = t.update({box(100, 100, 50, 50, 0.9f), box(256, 250, 40, 40, 0.8f), box(400, 400, 30, 30, 0.6f)});
+  QCOMPARE(out.size(), size_t(3));
+  QCOMPARE(idNear(out, 400, 400), 4);
 }
 
 // tracker= values: the built-in name, a file with Ultralytics' keys, and what is refused with the file,
 // its line and the key.
 void TestTrack::trackerFilesAreChecked() {
   const ywb::TrackerOptions d = ywb::loadTrackerOptions("bytetrack.yaml");
+  QCOMPARE(d.type, ywb::TrackerType::ByteTrack);
   QCOMPARE(d.track_high_thresh, 0.25);
   QCOMPARE(d.track_buffer, 30);
+  // botsort.yaml: the same thresholds, sparse optical flow (Ultralytics' botsort.yaml).
+  const ywb::TrackerOptions b = ywb::loadTrackerOptions("botsort");
+  QCOMPARE(b.type, ywb::TrackerType::BotSort);
+  QCOMPARE(b.gmc_method, ywb::GmcMethod::SparseOptFlow);
+  QCOMPARE(b.match_thresh, 0.8);
   QTemporaryDir tmp;
   auto write = [&](const char* name, const char* text) {
     const std::string p = (tmp.path() + "/" + name).toStdString();
@@ -217,13 +255,26 @@ void TestTrack::trackerFilesAreChecked() {
   QCOMPARE(o.track_buffer, 60);
   QCOMPARE(o.fuse_score, false);
   QCOMPARE(o.match_thresh, 0.8);  // not given: the default
+  // Ultralytics' botsort.yaml keys, ReID's included (off); gmc_method in a ByteTrack file is ignored.
+  const ywb::TrackerOptions bo = ywb::loadTrackerOptions(
+      write("bot.yaml",
+            "tracker_type: botsort\ngmc_method: orb\nproximity_thresh: 0.5\nappearance_thresh: 0.8\n"
+            "with_reid: False\nmodel: auto\n"));
+  QCOMPARE(bo.type, ywb::TrackerType::BotSort);
+  QCOMPARE(bo.gmc_method, ywb::GmcMethod::Orb);
+  QCOMPARE(ywb::loadTrackerOptions(write("byte.yaml", "tracker_type: bytetrack\ngmc_method: ecc\n")).type,
+           ywb::TrackerType::ByteTrack);
+  QCOMPARE(ywb::loadTrackerOptions(write("nogmc.yaml", "gmc_method: None\n")).gmc_method,
+           ywb::GmcMethod::None);
   const std::map<std::string, std::string> bad = {
       {"tracker_type: bytetrack\ntrack_bufer: 3\n", ":2: unknown setting 'track_bufer'"},
       {"match_thresh: 1.5\n", ":1: match_thresh: 1.5 is outside [0, 1]"},
       {"track_buffer: 2.5\n", ":1: track_buffer: expected a whole number of frames"},
       {"track_low_thresh: low\n", ":1: track_low_thresh: expected a number, found 'low'"},
-      {"tracker_type: botsort\n", ":1: BoT-SORT is not available"},
-      {"gmc_method: sparseOptFlow\n", "gmc_method is a BoT-SORT setting"},
+      {"tracker_type: deepsort\n", ":1: tracker_type: 'deepsort' is not a tracker"},
+      {"gmc_method: optflow\n", ":1: gmc_method: 'optflow' is not a method"},
+      {"track_high_thresh: 0.3\nwith_reid: true\n", ":2: with_reid: ReID"},
+      {"proximity_thresh: 2\n", ":1: proximity_thresh: 2 is outside [0, 1]"},
       {"track_low_thresh: 0.5\ntrack_high_thresh: 0.3\n",
        "track_low_thresh 0.5 is above track_high_thresh 0.3"},
       {"track_high_thresh: [0.3\n", "broken YAML"}};
@@ -237,7 +288,7 @@ void TestTrack::trackerFilesAreChecked() {
       if (message[0] == ':') QVERIFY2(std::string(e.what()).rfind(path, 0) == 0, e.what());
     }
   }
-  QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::loadTrackerOptions("botsort.yaml"));
+  QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::loadTrackerOptions("deepsort.yaml"));
   QVERIFY_THROWS_EXCEPTION(ywb::Error, ywb::loadTrackerOptions(tmp.path().toStdString() + "/none.yaml"));
 }
 

@@ -2,7 +2,9 @@
 // through a window that pans 2 px right and 1 px down per frame, so every object moves (-2, -1) px a frame.
 // The judges are invariants: a track's box is one of that frame's detections (what `ywb predict` finds at
 // the same confidence), filtered; the same object in consecutive frames keeps its id and one id stays on
-// one object; an image is a video of one frame, where every detection at 0.25 or above starts a track.
+// one object; `ywb track` (BoT-SORT by default) equals the tracker run here on `ywb predict`'s detections and
+// the decoded frames; an image is a video of one frame, where every detection at 0.25 or above starts a
+// track.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -111,8 +113,11 @@ void TestTrackVideo::tracksFollowTheObjects() {
   QCOMPARE(tracked["run_dir"].toString(), tmp_.path() + "/track");
   int continued = 0, total = 0;
   std::set<int> ids;
-  ywb::track::ByteTracker replayed{ywb::TrackerOptions{}};
+  ywb::track::ByteTracker replayed{ywb::loadTrackerOptions("botsort.yaml")};
+  cv::VideoCapture frames(video.toStdString(), cv::CAP_FFMPEG);  // as ywb reads it (data/video_io.cpp)
   for (int f = 0; f < kFrames; ++f) {
+    cv::Mat frame;
+    QVERIFY(frames.read(frame));
     const std::vector<Box> tb = boxesOf(t[f].toObject()), pb = boxesOf(p[f].toObject());
     std::set<int> here;
     for (const Box& b : tb) {
@@ -137,16 +142,16 @@ void TestTrackVideo::tracksFollowTheObjects() {
       QCOMPARE(cols[0].toInt(), tb[k].cls);
       QCOMPARE(cols[5].toInt(), tb[k].id);
     }
-    // The same tracker, run here on `ywb predict`'s detections at the same confidence (in their order),
-    // gives the same ids, classes, scores and boxes (clipped to the 256 x 224 frame): ywb track is predict
-    // followed by one ByteTrack per video.
+    // The same tracker, run here on `ywb predict`'s detections at the same confidence (in their order) and
+    // the frame, gives the same ids, classes, scores and boxes (clipped to the 256 x 224 frame): ywb track is
+    // predict followed by one BoT-SORT per video, shown the video's frames.
     std::vector<ywb::DetBox> dets;
     for (const Box& d : pb) {
       ywb::DetBox b;
       b.x1 = d.x1, b.y1 = d.y1, b.x2 = d.x2, b.y2 = d.y2, b.score = d.score, b.cls = d.cls;
       dets.push_back(b);
     }
-    const std::vector<ywb::DetBox> replay = replayed.update(dets);
+    const std::vector<ywb::DetBox> replay = replayed.update(dets, frame);
     QCOMPARE(replay.size(), tb.size());
     for (size_t k = 0; k < tb.size(); ++k) {
       QCOMPARE(tb[k].id, replay[k].track_id);
@@ -186,9 +191,9 @@ void TestTrackVideo::tracksFollowTheObjects() {
 }
 
 void TestTrackVideo::anImageIsOneFrame() {
-  const QJsonArray t =
-      runJson("track", {"source=" + kImage, "project=" + tmp_.path(), "name=still", "save=false"})["images"]
-          .toArray();
+  const QJsonArray t = runJson("track", {"source=" + kImage, "project=" + tmp_.path(), "name=still",
+                                         "save=false", "tracker=bytetrack.yaml"})["images"]
+                           .toArray();
   const QJsonArray p =
       runJson("predict", {"source=" + kImage, "project=" + tmp_.path(), "name=stillp", "conf=0.1"})["images"]
           .toArray();
@@ -204,14 +209,23 @@ void TestTrackVideo::anImageIsOneFrame() {
   QCOMPARE(*ids.rbegin(), strong);  // ids 1..n
 }
 
-// Refused before anything is written: BoT-SORT is named as unavailable, and predict takes no tracker=;
-// neither leaves a run folder.
+// Refused before anything is written: a tracker that is neither built in nor a file, ReID (not available),
+// and tracker= for predict; none leaves a run folder.
 void TestTrackVideo::badTrackerArguments() {
   const QString project = tmp_.path() + "/refused";
-  const CliResult bot = ywbRun(
-      {"track", "weights=" + kWeights, "source=" + kImage, "tracker=botsort.yaml", "project=" + project});
+  const CliResult missing = ywbRun(
+      {"track", "weights=" + kWeights, "source=" + kImage, "tracker=deepsort.yaml", "project=" + project});
+  QCOMPARE(missing.code, 1);
+  QVERIFY2(missing.err.contains("tracker=deepsort.yaml: no such file"), missing.err.constData());
+  QFile reid(tmp_.path() + "/reid.yaml");
+  QVERIFY(reid.open(QIODevice::WriteOnly));
+  reid.write("tracker_type: botsort\nwith_reid: True\nmodel: auto\n");
+  reid.close();
+  const CliResult bot = ywbRun({"track", "weights=" + kWeights, "source=" + kImage,
+                                "tracker=" + reid.fileName(), "project=" + project});
   QCOMPARE(bot.code, 1);
-  QVERIFY2(bot.err.contains("BoT-SORT is not available"), bot.err.constData());
+  QVERIFY2(bot.err.contains("reid.yaml:2: with_reid: ReID (appearance features) is not available"),
+           bot.err.constData());
   const CliResult predict = ywbRun(
       {"predict", "weights=" + kWeights, "source=" + kImage, "tracker=bytetrack.yaml", "project=" + project});
   QCOMPARE(predict.code, 1);

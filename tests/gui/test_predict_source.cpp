@@ -4,6 +4,7 @@
 // and frame in source order with exactly its detections, show a frame as the video's own pixels with the
 // boxes above the confidence slider, and closing the tab mid-run must stop the run.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QListWidget>
@@ -202,8 +203,10 @@ class TestPredictSource : public QObject {
       }
     }
     QVERIFY2(tracked_row >= 0, "some track is shown at the slider's confidence");
+    // BoT-SORT unless chosen otherwise (Ultralytics' default tracker).
+    QCOMPARE(tab.findChild<QComboBox*>("predTracker")->currentText(), QString("BoT-SORT"));
     QVERIFY2(
-        summary->text().contains(QString("Tracked with ByteTrack: %1 objects followed.").arg(objects.size())),
+        summary->text().contains(QString("Tracked with BoT-SORT: %1 objects followed.").arg(objects.size())),
         qPrintable(summary->text()));
     list->setCurrentRow(tracked_row);
     QCOMPARE(viewer->boxCount(), int(got_tracks[size_t(tracked_row)].boxes.size()));  // every track drawn
@@ -211,10 +214,27 @@ class TestPredictSource : public QObject {
     QTest::qWait(100);
     QVERIFY(tab.grab().save(shotsDir() + "/predictions_track.png"));
 
+    // Choosing ByteTrack tracks again with it: the engine's ByteTrack tracks, and the summary names it.
+    tab.findChild<QComboBox*>("predTracker")->setCurrentIndex(1);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 5, 60000);
+    QVERIFY(done.last().first().toBool());
+    o.tracker = ywb::loadTrackerOptions("bytetrack.yaml");
+    const ywb::PredictReport byte = ywb::predictImages(o);
+    const auto& got_byte = tab.report().detections;
+    QCOMPARE(got_byte.size(), byte.images.size());
+    for (size_t i = 0; i < got_byte.size(); ++i) {
+      QCOMPARE(got_byte[i].boxes.size(), byte.images[i].boxes.size());
+      for (size_t k = 0; k < got_byte[i].boxes.size(); ++k) {
+        QCOMPARE(got_byte[i].boxes[k].track_id, byte.images[i].boxes[k].track_id);
+        QCOMPARE(got_byte[i].boxes[k].x1, byte.images[i].boxes[k].x1);
+      }
+    }
+    QVERIFY2(summary->text().contains("Tracked with ByteTrack: "), qPrintable(summary->text()));
+
     // A missing source fails with the engine's message, and says so.
     tab.setSource(tmp.path() + "/nothing-here");
     tab.predict();
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 5, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 6, 60000);
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));

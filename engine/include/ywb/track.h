@@ -1,5 +1,5 @@
-// Object tracking settings (`ywb track`, the Predictions tab's tracking): ByteTrack's, as Ultralytics'
-// bytetrack.yaml names them. Thread rules: plain values and a reentrant loader.
+// Object tracking settings (`ywb track`, the Predictions tab's tracking): BoT-SORT's and ByteTrack's, as
+// Ultralytics' botsort.yaml and bytetrack.yaml name them. Thread rules: plain values and a reentrant loader.
 #pragma once
 #include <string>
 
@@ -9,29 +9,49 @@ namespace ywb {
 /// association needs the detections between 0.1 and 0.25).
 inline constexpr double kTrackConf = 0.1;
 
-/// ByteTrack's settings, with the defaults of Ultralytics' bytetrack.yaml.
+/// The tracker: ByteTrack (Zhang et al. 2022), or BoT-SORT (Aharon et al. 2022) as Ultralytics runs it:
+/// ByteTrack's association with a Kalman filter over (centre, width, height) and the camera's motion
+/// compensated.
+enum class TrackerType { ByteTrack, BotSort };
+
+/// BoT-SORT's camera-motion estimate (gmc_method): sparse optical flow (Ultralytics' default), ORB or SIFT
+/// keypoints, ECC image alignment, or none.
+enum class GmcMethod { None, SparseOptFlow, Orb, Sift, Ecc };
+
+/// The tracker's settings. The defaults are Ultralytics' botsort.yaml, its default tracker; bytetrack.yaml
+/// has the same thresholds.
 struct TrackerOptions {
-  double track_high_thresh = 0.25;  ///< detections at or above it are associated first
-  double track_low_thresh = 0.1;    ///< those above it and below the high one rescue tracked objects
-  double new_track_thresh = 0.25;   ///< an unmatched detection at or above it starts a track
-  int track_buffer = 30;            ///< frames (at 30 fps) a lost track is kept before it is dropped
-  double match_thresh = 0.8;        ///< the first association's largest cost (1 - IoU, see fuse_score)
-  bool fuse_score = true;           ///< the first association's cost is 1 - IoU x the detection's score
+  TrackerType type = TrackerType::BotSort;
+  GmcMethod gmc_method = GmcMethod::SparseOptFlow;  ///< BoT-SORT only
+  double track_high_thresh = 0.25;                  ///< detections at or above it are associated first
+  double track_low_thresh = 0.1;   ///< those above it and below the high one rescue tracked objects
+  double new_track_thresh = 0.25;  ///< an unmatched detection at or above it starts a track
+  int track_buffer = 30;           ///< frames (at 30 fps) a lost track is kept before it is dropped
+  double match_thresh = 0.8;       ///< the first association's largest cost (1 - IoU, see fuse_score)
+  bool fuse_score = true;          ///< the first association's cost is 1 - IoU x the detection's score
 };
 
-/// The settings a `tracker=` value names: "bytetrack.yaml" (or "bytetrack": the defaults above) or a YAML
-/// file with Ultralytics' keys (tracker_type: bytetrack and any of the fields above; missing keys keep
-/// their defaults). Throws ywb::Error naming the file and the key for an unreadable file, an unknown key,
-/// a value out of range, or another tracker type (BoT-SORT is not available).
+/// The settings a `tracker=` value names: "botsort.yaml" (or "botsort": the defaults above), "bytetrack.yaml"
+/// (or "bytetrack") or a YAML file with Ultralytics' keys (tracker_type, the thresholds above, gmc_method,
+/// and BoT-SORT's ReID keys proximity_thresh, appearance_thresh, with_reid and model, which are checked but
+/// unused since ReID is off; missing keys keep their defaults; ByteTrack ignores gmc_method, as Ultralytics
+/// does). Throws ywb::Error naming the file and the key for an unreadable file, an unknown key, a value
+/// out of range, with_reid: true (ReID is not available), or a gmc_method this build lacks.
 TrackerOptions loadTrackerOptions(const std::string& tracker);
+
+/// gmc_method's names as Ultralytics spells them: "sparseOptFlow", "orb", "sift", "ecc", "none".
+const char* gmcMethodName(GmcMethod m);
 
 /// `ywb bench track`: the tracker alone on a made-up video, `objects` boxes (40 x 60 px) moving at
 /// constant speeds over a 1920 x 1080 frame, each missed in a frame with probability 0.05, scores uniform
-/// in [0, 1), coordinates jittered by 1.5 px.
+/// in [0, 1), coordinates jittered by 1.5 px. A BoT-SORT that compensates camera motion gets the frames too:
+/// a textured scene the camera pans over by (3, 1) px a frame (the boxes move with it), so its time includes
+/// the motion estimate on 1920 x 1080 frames.
 struct TrackBenchOptions {
   int objects = 50;
   int frames = 1000;
   unsigned seed = 0;
+  TrackerOptions tracker;
 };
 struct TrackBenchReport {
   double ms_per_frame = 0;      ///< the tracker's update, per frame

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/yaml_text.h"
 #include "data/image_list.h"
 #include "ywb/dataset.h"
 
@@ -108,15 +109,7 @@ DataConfig loadDataConfig(const std::string& yaml_path) {
                 "put the dataset and its data.yaml on this machine, or make one with `ywb dataset synth`)"
               : "");
   }
-  YAML::Node doc;
-  try {
-    doc = YAML::LoadFile(yaml_path);
-  } catch (const YAML::ParserException& e) {
-    fail(yaml_path, " line ", e.mark.line + 1, ", column ", e.mark.column + 1, ": broken YAML (", e.msg,
-         "); fix the syntax");
-  } catch (const YAML::Exception& e) {
-    fail(yaml_path, ": cannot read YAML (", e.what(), ")");
-  }
+  const YAML::Node doc = loadYamlFile(yaml_path);
   if (!doc.IsMap()) fail(yaml_path, ": expected a YAML mapping with path/train/val/names");
   try {
     DataConfig cfg;

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/yaml_text.h"
 #include "model/embedded_models.h"
 
 namespace ywb::model {
@@ -190,12 +191,8 @@ ModelSpec loadModelSpec(const std::string& yaml_or_name, int nc, const std::stri
     requested_scale = scale;
   }
   const std::string where = "model '" + spec.name + "'";
-  YAML::Node root;
-  try {
-    root = YAML::Load(spec.yaml);
-  } catch (const YAML::Exception& e) {
-    fail(where, ": invalid YAML: ", e.what());
-  }
+  // A file's syntax errors name the file, line and column; YAML text's name the model.
+  const YAML::Node root = parseYamlText(spec.yaml, spec.source == yaml_or_name ? yaml_or_name : where);
   if (!root.IsMap()) fail(where, ": expected a YAML mapping with backbone and head");
   try {
     spec.nc = nc > 0 ? nc : (root["nc"] ? topValue<int64_t>(root["nc"], "nc", where, "a whole number") : 80);

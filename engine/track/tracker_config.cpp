@@ -2,10 +2,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/yaml_text.h"
 #include "track/camera_motion.h"
 #include "ywb/track.h"
 
@@ -56,15 +55,7 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
          ": no such file (botsort.yaml, bytetrack.yaml, or a YAML file of BoT-SORT's or ByteTrack's "
          "settings)");
   }
-  std::ifstream in(tracker);
-  std::stringstream text;
-  if (!(text << in.rdbuf())) fail("cannot read '", tracker, "'");
-  YAML::Node root;
-  try {
-    root = YAML::Load(text.str());
-  } catch (const YAML::Exception& e) {
-    fail(tracker, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
-  }
+  const YAML::Node root = loadYamlFile(tracker);
   if (root.IsNull()) return o;
   if (!root.IsMap()) fail(tracker, ": expected a mapping of setting: value (tracker_type: botsort, ...)");
   std::string gmc_at;  // where gmc_method was set, for the build check

@@ -6,11 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "core/yaml_text.h"
 #include "train/auto_batch.h"
 #include "train/freeze_arg.h"
 #include "train/optimizer_names.h"
@@ -274,34 +275,13 @@ const ArgSpec& trainArgSpec(const std::string& name) {
   fail("no training argument named '", name, "'");
 }
 
-namespace {
-
-// An arguments file's text and its parse, each failure naming the file (and the line): args.yaml's readers.
-std::string readArgsYaml(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("cannot read '", path, "': no such file or not readable");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-YAML::Node parseArgsYaml(const std::string& yaml, const std::string& path) {
-  try {
-    return YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    fail(path, ":", e.mark.line + 1, ": broken YAML: ", e.msg);
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> loadTrainArgsYaml(const std::string& path, TrainArgs& args) {
-  return loadTrainArgsYamlText(readArgsYaml(path), path, args);
+  return loadTrainArgsYamlText(readFile(path), path, args);
 }
 
 std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const std::string& path,
                                                TrainArgs& args) {
-  const YAML::Node root = parseArgsYaml(yaml, path);
+  const YAML::Node root = parseYamlText(yaml, path);
   if (root.IsNull()) return {};
   if (!root.IsMap()) fail(path, ": expected a mapping of argument: value");
   std::vector<std::string> unknown;
@@ -348,7 +328,7 @@ std::vector<std::string> loadTrainArgsYamlText(const std::string& yaml, const st
 }
 
 std::string runValidationSplit(const std::string& path) {
-  const YAML::Node root = parseArgsYaml(readArgsYaml(path), path);
+  const YAML::Node root = loadYamlFile(path);
   if (!root.IsMap() || !root["split"] || root["split"].IsNull()) return "val";
   const YAML::Node split = root["split"];
   const std::string v = split.IsScalar() ? split.Scalar() : "";

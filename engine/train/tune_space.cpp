@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/yaml_text.h"
 #include "train/tune_files.h"
 
 namespace ywb {
@@ -54,12 +55,7 @@ std::vector<TuneDimension> loadTuneSpace(const std::string& path) {
 }
 
 std::vector<TuneDimension> loadTuneSpaceText(const std::string& yaml, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    fail(path, ":", e.mark.line + 1, ": not valid YAML: ", e.msg);
-  }
+  const YAML::Node root = parseYamlText(yaml, path);
   if (!root.IsMap()) fail(path, ": expected a mapping of argument: [lo, hi] or [lo, hi, gain]");
   std::vector<TuneDimension> space;
   for (const auto& kv : root) {

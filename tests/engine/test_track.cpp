@@ -277,7 +277,7 @@ void TestTrack::trackerFilesAreChecked() {
       {"proximity_thresh: 2\n", ":1: proximity_thresh: 2 is outside [0, 1]"},
       {"track_low_thresh: 0.5\ntrack_high_thresh: 0.3\n",
        "track_low_thresh 0.5 is above track_high_thresh 0.3"},
-      {"track_high_thresh: [0.3\n", "broken YAML"}};
+      {"track_high_thresh: [0.3\n", ":2:1: broken YAML: "}};
   for (const auto& [text, message] : bad) {
     const std::string path = write("bad.yaml", text.c_str());
     try {

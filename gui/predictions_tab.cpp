@@ -66,20 +66,6 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
       tr("Ultralytics' augment=True: each image also runs mirrored at 0.83x and at 0.67x its size, and the "
          "three passes' boxes go through NMS together (two to three times the inference time). An end-to-end "
          "model's NMS-free head runs one pass, as in Ultralytics."));
-  track_ = new QCheckBox(tr("track objects"), this);
-  track_->setObjectName("predTrack");
-  track_->setToolTip(
-      tr("Follow each object through a video's frames with the tracker beside (as ywb track): boxes are "
-         "labelled id:N, the object's number in that video. Detections down to confidence %1 feed the "
-         "tracker.")
-          .arg(ywb::kTrackConf));
-  tracker_ = new QComboBox(this);
-  tracker_->setObjectName("predTracker");
-  tracker_->addItem(tr("BoT-SORT"), "botsort.yaml");
-  tracker_->addItem(tr("ByteTrack"), "bytetrack.yaml");
-  tracker_->setToolTip(
-      tr("The tracker (ywb track tracker=): BoT-SORT, Ultralytics' default, also moves each object's "
-         "predicted box with the camera's motion between frames; ByteTrack does not"));
   grid->addWidget(new QLabel(tr("Weights"), this), 0, 0);
   grid->addWidget(weights_, 0, 1);
   grid->addWidget(browse, 0, 2);
@@ -113,10 +99,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   grid->addWidget(iou_, 1, 4);
   grid->addWidget(augment_, 0, 5);
   grid->addWidget(end2end_, 1, 5);
-  auto* track_row = new QHBoxLayout;
-  track_row->addWidget(track_);
-  track_row->addWidget(tracker_);
-  grid->addLayout(track_row, 2, 5);
+  grid->addLayout(trackingControls(), 2, 5);
   grid->setColumnStretch(1, 3);
   grid->setColumnStretch(4, 1);
   layout->addLayout(grid);
@@ -172,16 +155,6 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(run, &QPushButton::clicked, this, &PredictionsTab::validate);
   connect(end2end_, &QCheckBox::toggled, this, again);
   connect(augment_, &QCheckBox::toggled, this, again);
-  connect(track_, &QCheckBox::toggled, this, [this](bool on) {
-    // A tracked object whose score dips stays tracked down to the tracking confidence: the slider goes
-    // there so that such objects stay drawn (it can be raised again).
-    const int track_conf = int(std::lround(ywb::kTrackConf * 100));
-    if (on && conf_->value() > track_conf) conf_->setValue(track_conf);
-    if (from_source_) predict();  // tracking applies to a source's prediction, not to a validation
-  });
-  connect(tracker_, &QComboBox::currentIndexChanged, this, [this] {
-    if (from_source_ && track_->isChecked()) predict();
-  });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());

@@ -14,6 +14,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -57,6 +58,9 @@ class PredictionsTab : public QWidget {
   void logLine(const QString& line);
 
  private:
+  /// The tracking controls (track objects, the tracker, one sequence) in a row, connected
+  /// (predictions_tab_source.cpp).
+  QHBoxLayout* trackingControls();
   void showReport(const ywb::ValReport& r);
   QString validationPath(const ywb::ValReport& r) const;
   /// What test-time augmentation did: a sentence when it ran, or when it was asked and the model's NMS-free
@@ -81,6 +85,7 @@ class PredictionsTab : public QWidget {
   QCheckBox* augment_ = nullptr;  // test-time augmentation (augment=true)
   QCheckBox* track_ = nullptr;    // track objects through videos (ywb track)
   QComboBox* tracker_ = nullptr;  // with which tracker (its tracker= name as the item's data)
+  QCheckBox* persist_ = nullptr;  // one tracker for the whole source (persist=true)
   QComboBox* split_ = nullptr;
   QSlider* conf_ = nullptr;
   QSlider* iou_ = nullptr;

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -10,6 +11,7 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <cmath>
 #include <set>
 
 #include "box_image_view.h"
@@ -19,6 +21,46 @@
 #include "ywb/error.h"
 
 namespace ywb::gui {
+
+QHBoxLayout* PredictionsTab::trackingControls() {
+  track_ = new QCheckBox(tr("track objects"), this);
+  track_->setObjectName("predTrack");
+  track_->setToolTip(
+      tr("Follow each object through a video's frames with the tracker beside (as ywb track): boxes are "
+         "labelled id:N, the object's number in that video. Detections down to confidence %1 feed the "
+         "tracker.")
+          .arg(ywb::kTrackConf));
+  tracker_ = new QComboBox(this);
+  tracker_->setObjectName("predTracker");
+  tracker_->addItem(tr("BoT-SORT"), "botsort.yaml");
+  tracker_->addItem(tr("ByteTrack"), "bytetrack.yaml");
+  tracker_->setToolTip(
+      tr("The tracker (ywb track tracker=): BoT-SORT, Ultralytics' default, also moves each object's "
+         "predicted box with the camera's motion between frames; ByteTrack does not"));
+  persist_ = new QCheckBox(tr("one sequence"), this);
+  persist_->setObjectName("predPersist");
+  persist_->setToolTip(
+      tr("Track all the source's files with one tracker, in file-name order (ywb track persist=true): for a "
+         "folder of a video's frames saved as images. Unticked, each video and each image is tracked on its "
+         "own."));
+  connect(track_, &QCheckBox::toggled, this, [this](bool on) {
+    // A tracked object whose score dips stays tracked down to the tracking confidence: the slider goes
+    // there so that such objects stay drawn (it can be raised again).
+    const int track_conf = int(std::lround(ywb::kTrackConf * 100));
+    if (on && conf_->value() > track_conf) conf_->setValue(track_conf);
+    if (from_source_) predict();  // tracking applies to a source's prediction, not to a validation
+  });
+  const auto again = [this] {
+    if (from_source_ && track_->isChecked()) predict();
+  };
+  connect(tracker_, &QComboBox::currentIndexChanged, this, again);
+  connect(persist_, &QCheckBox::toggled, this, again);
+  auto* row = new QHBoxLayout;
+  row->addWidget(track_);
+  row->addWidget(tracker_);
+  row->addWidget(persist_);
+  return row;
+}
 
 void PredictionsTab::setSource(const QString& source) {
   source_->setText(source);
@@ -53,6 +95,7 @@ void PredictionsTab::predict() {
   tracked_with_ = tracker_->currentText();
   if (o.track) {
     o.conf = ywb::kTrackConf;
+    o.persist = persist_->isChecked();
     try {
       o.tracker = ywb::loadTrackerOptions(tracker_->currentData().toString().toStdString());
     } catch (const ywb::Error& e) {  // BoT-SORT in a build without camera-motion compensation

@@ -38,7 +38,7 @@ int runDetect(const Args& a, bool track) {
       "weights",    "model",   "source",    "conf",       "iou",         "imgsz",        "max_det", "device",
       "project",    "name",    "save_txt",  "save_conf",  "classes",     "agnostic_nms", "end2end", "save",
       "vid_stride", "augment", "save_crop", "line_width", "show_labels", "show_conf"};
-  if (track) known.push_back("tracker");
+  if (track) known.insert(known.end(), {"tracker", "persist"});
   a.requireKnown(known);
   PredictOptions o;
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
@@ -47,6 +47,7 @@ int runDetect(const Args& a, bool track) {
   if (track) {
     o.conf = kTrackConf;
     o.tracker = loadTrackerOptions(a.str("tracker", "botsort.yaml"));
+    o.persist = a.boolean("persist", false);
   }
   o.conf = a.number("conf", o.conf);
   o.iou = a.number("iou", o.iou);
@@ -155,8 +156,8 @@ const RegisterVerb reg{
 
 const RegisterVerb reg_track{
     {"track", "follow objects through videos (BoT-SORT, ByteTrack): predictions with a track id per object",
-     "weights=FILE source=VIDEO|FOLDER|... [tracker=botsort.yaml] [conf=0.1] and predict's other "
-     "arguments\n\n"
+     "weights=FILE source=VIDEO|FOLDER|... [tracker=botsort.yaml] [persist=false] [conf=0.1] and "
+     "predict's other arguments\n\n"
      "Ultralytics' track mode: each video's frames are predicted as `ywb predict` does and go through a\n"
      "tracker started afresh for that video; what is drawn, listed and saved are its confirmed\n"
      "tracks, each box labelled id:N (the object's number in that video, from 1). High-score detections\n"
@@ -169,7 +170,10 @@ const RegisterVerb reg_track{
      "tracker= also names a YAML file with Ultralytics' keys (tracker_type, track_high_thresh,\n"
      "track_low_thresh, new_track_thresh, track_buffer, match_thresh, fuse_score, gmc_method; ReID\n"
      "(with_reid: true) is not available). Label files gain the track id as their last column, --json\n"
-     "each detection's \"track_id\". The run folder is runs/detect/track.\n",
+     "each detection's \"track_id\". The run folder is runs/detect/track.\n"
+     "persist=true (Ultralytics' persist) keeps one tracker for the whole source: a folder of a video's\n"
+     "frames saved as images (a MOT-style sequence) is tracked as one video, in file-name order, ids\n"
+     "continuing from file to file; without it every image is a video of its own.\n",
      [](const Args& a) { return runDetect(a, true); }}};
 
 }  // namespace

@@ -211,6 +211,8 @@ PredictReport predictImages(const PredictOptions& o) {
                                      ? ": broken link (the file it points to does not exist)"
                                      : ": listed, but no such file"));
     }
+    // persist: one tracker for every file; else one per video (and image), made where it starts.
+    const auto persistent = o.persist ? p.newTracker() : nullptr;
     for (const auto& path : files) {
       if (isVideoFile(path)) {
         // Every frame (every vid_stride-th), in order: labels/<stem>_<frame>.txt (the video's frame number,
@@ -228,7 +230,8 @@ PredictReport predictImages(const PredictOptions& o) {
         if (!o.out_dir.empty() && o.save) out = std::make_unique<VideoWriter>(annotated, in->fps());
         cv::Mat frame;
         int predicted = 0;
-        const auto tracker = p.newTracker();
+        const auto own = persistent ? nullptr : p.newTracker();
+        track::ByteTracker* tracker = persistent ? persistent.get() : own.get();
         auto next = [&] {  // frames vid_stride, 2 vid_stride, ...: the ones between are skipped undecoded
           for (int k = 1; k < o.vid_stride; ++k)
             if (!in->skip()) return false;
@@ -237,7 +240,7 @@ PredictReport predictImages(const PredictOptions& o) {
         while (next()) {
           ++predicted;
           const std::string frame_stem = stem + "_" + std::to_string(in->framesRead());
-          ImageDetections det = p.detect(frame, tracker.get());
+          ImageDetections det = p.detect(frame, tracker);
           p.saveLabels(det, frame_stem);
           p.crop(frame, det, frame_stem, rep);
           det.path = path;
@@ -275,7 +278,7 @@ PredictReport predictImages(const PredictOptions& o) {
         continue;
       }
       const std::string stem = o.out_dir.empty() ? std::string() : p.outputStem(path);
-      ImageDetections det = p.detect(img, p.newTracker().get());
+      ImageDetections det = p.detect(img, persistent ? persistent.get() : p.newTracker().get());
       p.saveLabels(det, stem);
       p.crop(img, det, stem, rep);
       det.path = path;

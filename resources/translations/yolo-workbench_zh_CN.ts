@@ -1257,6 +1257,14 @@
         <source>Tracked with %1: %2 objects followed.</source>
         <translation>使用 %1 跟踪：共跟踪 %2 个目标。</translation>
     </message>
+    <message>
+        <source>one sequence</source>
+        <translation>作为一个序列</translation>
+    </message>
+    <message>
+        <source>Track all the source&apos;s files with one tracker, in file-name order (ywb track persist=true): for a folder of a video&apos;s frames saved as images. Unticked, each video and each image is tracked on its own.</source>
+        <translation>按文件名顺序用同一个跟踪器跟踪来源中的所有文件（ywb track persist=true）：适用于把视频各帧保存为图像的文件夹。不勾选时，每个视频和每张图像各自单独跟踪。</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::RunPictures</name>

@@ -31,6 +31,7 @@ class TestTrackVideo : public QObject {
   void initTestCase();
   void tracksFollowTheObjects();
   void anImageIsOneFrame();
+  void aFrameFolderWithPersist();
   void badTrackerArguments();
 
  private:
@@ -100,6 +101,12 @@ void TestTrackVideo::initTestCase() {
   QVERIFY(avi.isOpened());
   for (int f = 0; f < kFrames; ++f) avi.write(wide(cv::Rect(2 * f, f, img.cols, img.rows)).clone());
   avi.release();
+  // The same pan as a MOT-style sequence: one lossless image per frame, named in frame order.
+  QVERIFY(QDir(tmp_.path()).mkpath("frames"));
+  for (int f = 0; f < kFrames; ++f)
+    QVERIFY(
+        cv::imwrite(QString("%1/frames/%2.png").arg(tmp_.path()).arg(f + 1, 6, 10, QChar('0')).toStdString(),
+                    wide(cv::Rect(2 * f, f, img.cols, img.rows))));
 }
 
 void TestTrackVideo::tracksFollowTheObjects() {
@@ -209,6 +216,57 @@ void TestTrackVideo::anImageIsOneFrame() {
   QCOMPARE(*ids.rbegin(), strong);  // ids 1..n
 }
 
+// A folder of a video's frames saved as images: with persist=true one tracker follows the objects through
+// the files in name order (ids continue, far fewer ids than boxes), the same as the tracker run here over
+// `ywb predict`'s detections and the images; without it every image is a video of its own (ids 1..n in each).
+void TestTrackVideo::aFrameFolderWithPersist() {
+  const QString frames = tmp_.path() + "/frames";
+  const QJsonArray seq = runJson("track", {"source=" + frames, "project=" + tmp_.path(), "name=seq",
+                                           "persist=true", "save=false"})["images"]
+                             .toArray();
+  const QJsonArray alone =
+      runJson("track", {"source=" + frames, "project=" + tmp_.path(), "name=alone", "save=false"})["images"]
+          .toArray();
+  const QJsonArray p = runJson("predict", {"source=" + frames, "project=" + tmp_.path(), "name=seqp",
+                                           "conf=0.1", "save=false"})["images"]
+                           .toArray();
+  QCOMPARE(seq.size(), kFrames);
+  QCOMPARE(alone.size(), kFrames);
+  QCOMPARE(p.size(), kFrames);
+  ywb::track::ByteTracker replayed{ywb::loadTrackerOptions("botsort.yaml")};
+  std::set<int> ids;
+  int total = 0, continued = 0;
+  for (int f = 0; f < kFrames; ++f) {
+    const QString path = seq[f].toObject()["image"].toString();
+    QCOMPARE(path, QString("%1/%2.png").arg(frames).arg(f + 1, 6, 10, QChar('0')));  // in frame order
+    std::vector<ywb::DetBox> dets;
+    for (const Box& d : boxesOf(p[f].toObject())) {
+      ywb::DetBox b;
+      b.x1 = d.x1, b.y1 = d.y1, b.x2 = d.x2, b.y2 = d.y2, b.score = d.score, b.cls = d.cls;
+      dets.push_back(b);
+    }
+    const std::vector<ywb::DetBox> replay = replayed.update(dets, cv::imread(path.toStdString()));
+    const std::vector<Box> tb = boxesOf(seq[f].toObject());
+    QCOMPARE(tb.size(), replay.size());
+    for (size_t k = 0; k < tb.size(); ++k) {
+      QCOMPARE(tb[k].id, replay[k].track_id);
+      QVERIFY(std::abs(tb[k].x1 - std::clamp(replay[k].x1, 0.f, 256.f)) < 1e-3);
+      ids.insert(tb[k].id);
+    }
+    total += int(tb.size());
+    if (f > 0)
+      for (const Box& a : boxesOf(seq[f - 1].toObject()))
+        for (const Box& b : tb) continued += a.id == b.id && iou(a, b, kDx, kDy) > 0.3;
+    // Without persist: a tracker per image, so its ids are 1..n (the detections at 0.25 or above).
+    std::set<int> own;
+    for (const Box& b : boxesOf(alone[f].toObject())) own.insert(b.id);
+    if (!own.empty()) QCOMPARE(*own.rbegin(), int(own.size()));
+  }
+  QVERIFY2(
+      continued >= 10 && int(ids.size()) * 2 < total,
+      qPrintable(QString("%1 boxes, %2 continuations, %3 ids").arg(total).arg(continued).arg(ids.size())));
+}
+
 // Refused before anything is written: a tracker that is neither built in nor a file, ReID (not available),
 // and tracker= for predict; none leaves a run folder.
 void TestTrackVideo::badTrackerArguments() {
@@ -240,6 +298,7 @@ void TestTrackVideo::initTestCase() {
 }
 void TestTrackVideo::tracksFollowTheObjects() {}
 void TestTrackVideo::anImageIsOneFrame() {}
+void TestTrackVideo::aFrameFolderWithPersist() {}
 void TestTrackVideo::badTrackerArguments() {}
 
 #endif

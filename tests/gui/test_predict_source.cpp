@@ -231,10 +231,32 @@ class TestPredictSource : public QObject {
     }
     QVERIFY2(summary->text().contains("Tracked with ByteTrack: "), qPrintable(summary->text()));
 
+    // "one sequence": one tracker over all the files (persist=true), as the engine gives it; the ids go on
+    // from file to file, so they differ from the tracker-per-file ids above (ByteTrack still chosen; there
+    // each image starts at 1).
+    tab.findChild<QCheckBox*>("predPersist")->setChecked(true);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 6, 60000);
+    QVERIFY(done.last().first().toBool());
+    o.persist = true;
+    const ywb::PredictReport seq = ywb::predictImages(o);
+    const auto& got_seq = tab.report().detections;
+    QCOMPARE(got_seq.size(), seq.images.size());
+    bool other_ids = false;
+    for (size_t i = 0; i < got_seq.size(); ++i) {
+      QCOMPARE(got_seq[i].boxes.size(), seq.images[i].boxes.size());
+      other_ids = other_ids || got_seq[i].boxes.size() != byte.images[i].boxes.size();
+      for (size_t k = 0; k < got_seq[i].boxes.size(); ++k) {
+        QCOMPARE(got_seq[i].boxes[k].track_id, seq.images[i].boxes[k].track_id);
+        other_ids = other_ids || (k < byte.images[i].boxes.size() &&
+                                  got_seq[i].boxes[k].track_id != byte.images[i].boxes[k].track_id);
+      }
+    }
+    QVERIFY2(other_ids, "one tracker over the files numbers the objects on");
+
     // A missing source fails with the engine's message, and says so.
     tab.setSource(tmp.path() + "/nothing-here");
     tab.predict();
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 6, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 7, 60000);
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));

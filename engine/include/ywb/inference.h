@@ -111,12 +111,17 @@ struct PredictOptions {
   /// Only these class ids (empty: all), as Ultralytics' `classes`: on the NMS path an anchor whose best
   /// class is not among them is no candidate; NMS-free, the selected rows of other classes are dropped.
   std::vector<int> classes;
-  /// Object tracking (`ywb track`, Ultralytics' track mode): each video's frames go through a ByteTrack
-  /// tracker (`tracker`) started afresh for the video, and the detections reported, drawn and saved are its
-  /// confirmed tracks (DetBox::track_id; the boxes are the tracker's, clipped to the image; labels gain the
-  /// id as their last column). An image is a video of one frame. Ultralytics tracks at conf 0.1 unless told.
+  /// Object tracking (`ywb track`, Ultralytics' track mode): each video's frames go through a tracker
+  /// (`tracker`: BoT-SORT or ByteTrack) started afresh for the video, and the detections reported, drawn and
+  /// saved are its confirmed tracks (DetBox::track_id; the boxes are the tracker's, clipped to the image;
+  /// labels gain the id as their last column). An image is a video of one frame. Ultralytics tracks at conf
+  /// 0.1 unless told.
   bool track = false;
   TrackerOptions tracker;
+  /// Tracking with one tracker for the whole source (Ultralytics' persist=True) instead of one per video:
+  /// a folder of video frames saved as images (MOT-style sequences) is tracked as one video, in the
+  /// source's order, and ids continue from one file to the next.
+  bool persist = false;
   /// Called on the calling thread as soon as an image's or a video frame's detections are found (the
   /// report so far: its last entry of `images` is the new one), so a long video reports as it goes. May be
   /// empty.

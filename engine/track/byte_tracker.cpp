@@ -57,7 +57,7 @@ std::vector<TrackPtr> without(const std::vector<TrackPtr>& a, const std::vector<
 
 ByteTracker::ByteTracker(const TrackerOptions& options)
     : o_(options), form_(options.type == TrackerType::BotSort ? BoxForm::Xywh : BoxForm::Xyah) {
-  if (o_.type == TrackerType::BotSort) motion_ = std::make_unique<CameraMotion>(o_.gmc_method);
+  if (compensatesCameraMotion(o_)) motion_ = std::make_unique<CameraMotion>(o_.gmc_method);
 }
 ByteTracker::~ByteTracker() = default;
 
@@ -164,8 +164,8 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, c
   // The buffer counts frames of a 30 fps video, and every video is taken as 30 fps (as Ultralytics does).
   for (const auto& t : lost_)
     if (frame_ - t->last > o_.track_buffer) removed.push_back(t);
-  std::vector<TrackPtr>
-      still;  // tracked before and still: not lost, and not removed (unconfirmed, unmatched)
+  // Tracked before and still: not lost, and not removed (unconfirmed and unmatched).
+  std::vector<TrackPtr> still;
   for (const auto& t : tracked_)
     if (t->tracked) still.push_back(t);
   tracked_ = joined(joined(without(still, removed), found), refound);

@@ -41,7 +41,7 @@ class ByteTracker {
 
   TrackerOptions o_;
   BoxForm form_;
-  std::unique_ptr<CameraMotion> motion_;  // BoT-SORT's
+  std::unique_ptr<CameraMotion> motion_;  // BoT-SORT's, when it compensates camera motion
   int frame_ = 0, next_id_ = 1;
   std::vector<TrackPtr> tracked_, lost_;
 };

@@ -16,6 +16,12 @@ namespace ywb::track {
 /// Whether this build has OpenCV's video, calib3d and features2d modules, which every method but None needs.
 bool cameraMotionBuilt();
 
+/// Whether a tracker with these options estimates the camera's motion from the frames (BoT-SORT with a
+/// gmc_method other than none).
+inline bool compensatesCameraMotion(const TrackerOptions& o) {
+  return o.type == TrackerType::BotSort && o.gmc_method != GmcMethod::None;
+}
+
 class CameraMotion {
  public:
   /// `downscale`: frames are shrunk by this whole factor before the points are found (BoT-SORT's 2).

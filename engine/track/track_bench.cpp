@@ -23,7 +23,7 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
   }
   track::ByteTracker tracker{o.tracker};
   // The frames, for a tracker that looks at them: views of a smooth random scene panned (3, 1) px a frame.
-  const bool frames = o.tracker.type == TrackerType::BotSort && o.tracker.gmc_method != GmcMethod::None;
+  const bool frames = track::compensatesCameraMotion(o.tracker);
   constexpr int kW = 1920, kH = 1080, kPanX = 3, kPanY = 1;
   cv::Mat scene;
   if (frames) {

@@ -30,7 +30,7 @@ bool gmcMethodNamed(const YAML::Node& v, GmcMethod* out) {
 
 // A BoT-SORT that compensates camera motion needs a build with it (track/camera_motion.h).
 void checkBuilt(const TrackerOptions& o, const std::string& where) {
-  if (o.type == TrackerType::BotSort && o.gmc_method != GmcMethod::None && !track::cameraMotionBuilt())
+  if (track::compensatesCameraMotion(o) && !track::cameraMotionBuilt())
     fail(where, "BoT-SORT's gmc_method ", gmcMethodName(o.gmc_method),
          " is not in this build (it needs OpenCV's video, calib3d and features2d modules: "
          "libopencv-video-dev, "

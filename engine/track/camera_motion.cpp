@@ -93,6 +93,9 @@ cv::Matx23d CameraMotion::apply(const cv::Mat& frame, const std::vector<DetBox>&
     cv::resize(grey, grey, cv::Size(w, h));
   }
   State& s = *s_;
+  // A frame of another size (one tracker over a folder of images of different sizes, persist=true) starts
+  // afresh: nothing of the previous frame can be matched with it, so the motion is the identity.
+  if (s.started && s.prev.size() != grey.size()) s.started = false;
   // prev -> this frame's points, to the transform (identity with fewer than 5 pairs or a failed estimate).
   auto similarity = [&](const std::vector<cv::Point2f>& from, const std::vector<cv::Point2f>& to) {
     if (from.size() <= 4) return identity;

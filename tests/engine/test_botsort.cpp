@@ -23,6 +23,8 @@ class TestBotSort : public QObject {
   void motionOfKnownWarps_data() { methods(); }
   void motionOfKnownWarps();
   void noMotionWithoutTexture();
+  void aNewFrameSizeStartsAfresh_data() { methods(); }
+  void aNewFrameSizeStartsAfresh();
   void xywhFilterByHand();
   void warpTurnsStateAndCovariance();
   void joltingCameraKeepsIds_data() { methods(); }
@@ -120,6 +122,24 @@ void TestBotSort::noMotionWithoutTexture() {
   cv::warpAffine(f1, f2, similarity(0, 1, 0, 0, 10, 0), f1.size());
   none.apply(f1, {});
   QCOMPARE(maxDiff(none.apply(f2, {}), identity, 1), 0.0);
+}
+
+// One tracker over images of different sizes (persist=true over a folder, as `ywb track` allows): a frame of
+// another size than the last has nothing to match with it, so its motion is the identity (it made optical
+// flow throw an OpenCV assertion before), and the next frame of that size is estimated against it again.
+void TestBotSort::aNewFrameSizeStartsAfresh() {
+  QFETCH(int, method);
+  const GmcMethod m = GmcMethod(method);
+  const cv::Matx23d identity(1, 0, 0, 0, 1, 0), shift = similarity(0, 1, 0, 0, 8, -6);
+  const cv::Mat big = scene(640, 480, 5), small = scene(480, 400, 6);
+  cv::Mat small2;
+  cv::warpAffine(small, small2, shift, small.size(), cv::INTER_LINEAR, cv::BORDER_REFLECT);
+  ywb::track::CameraMotion motion(m);
+  QCOMPARE(maxDiff(motion.apply(big, {}), identity, 1), 0.0);
+  QCOMPARE(maxDiff(motion.apply(small, {}), identity, 1), 0.0);
+  const cv::Matx23d got = motion.apply(small2, {});
+  QVERIFY2(std::abs(got(0, 2) - 8) < 1.5 && std::abs(got(1, 2) + 6) < 1.5,
+           qPrintable(QString("shift %1, %2").arg(got(0, 2)).arg(got(1, 2))));
 }
 
 // A box 40 px wide and 100 px high: BoT-SORT's filter scales x and w by the width, y and h by the height.

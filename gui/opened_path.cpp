@@ -57,6 +57,11 @@ QString weightsFileFilter() {
   return QObject::tr("Weights (%1)").arg(weightsPatterns()) + ";;" + QObject::tr("All files (*)");
 }
 
+QString inferenceFileFilter() {
+  return QObject::tr("Weights and ONNX graphs (%1 *.onnx)").arg(weightsPatterns()) + ";;" +
+         weightsFileFilter();
+}
+
 QString openableFileFilter() {
   return QObject::tr("Datasets, training arguments and weights (*.yaml *.yml %1)").arg(weightsPatterns()) +
          ";;" + weightsFileFilter();

@@ -21,6 +21,9 @@ OpenedPath classifyPath(const QString& path);
 /// QFileDialog filter for the weights files the engine reads ("Weights (*.safetensors *.pt *.pth)").
 QString weightsFileFilter();
 
+/// The same with exported ONNX graphs (*.onnx), for what validates and predicts (the Predictions tab).
+QString inferenceFileFilter();
+
 /// QFileDialog filter for every file classifyPath opens: YAML (dataset or training arguments) and weights.
 QString openableFileFilter();
 

@@ -33,7 +33,8 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   auto* grid = new QGridLayout;
   weights_ = new QLineEdit(this);
   weights_->setObjectName("predWeights");
-  weights_->setPlaceholderText(tr("weights/best.safetensors of a run (or exported weights)"));
+  weights_->setPlaceholderText(
+      tr("weights/best.safetensors of a run (or exported weights, or an ONNX graph)"));
   data_ = new QLineEdit(this);
   data_->setObjectName("predData");
   data_->setPlaceholderText(tr("data.yaml"));
@@ -157,7 +158,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   connect(augment_, &QCheckBox::toggled, this, again);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =
-        QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), weightsFileFilter());
+        QFileDialog::getOpenFileName(this, tr("Weights"), weights_->text(), inferenceFileFilter());
     if (!p.isEmpty()) setWeights(p);
   });
   connect(images_, &QListWidget::currentRowChanged, this, &PredictionsTab::showImage);
@@ -286,7 +287,8 @@ void PredictionsTab::showReport(const ywb::ValReport& r) {
                         .arg(m.map, 0, 'f', 3)
                         .arg(r.ms_inference, 0, 'f', 1)
                         .arg(r.ms_nms, 0, 'f', 1) +
-                    "\n" + validationPath(r) + augmentNote(r.augmented));
+                    "\n" + validationPath(r) + " " + tr("Run by %1.").arg(QString::fromStdString(r.runtime)) +
+                    augmentNote(r.augmented));
   Q_EMIT logLine(summary_->text());
   table_->setRowCount(int(m.per_class.size()));
   for (int row = 0; row < int(m.per_class.size()); ++row) {

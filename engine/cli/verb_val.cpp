@@ -13,9 +13,9 @@ namespace ywb::cli {
 namespace {
 
 int runVal(const Args& a) {
-  a.requireKnown({"data", "weights", "model", "imgsz", "batch", "conf", "iou", "max_det", "device", "workers",
-                  "save_json", "plots", "project", "name", "split", "end2end", "augment", "save_txt",
-                  "save_conf"});
+  a.requireKnown({"data",    "weights", "model",   "imgsz",     "batch",     "conf",    "iou",
+                  "max_det", "device",  "workers", "save_json", "plots",     "project", "name",
+                  "split",   "end2end", "augment", "save_txt",  "save_conf", "rect"});
   ValOptions o;
   o.data = a.str("data");
   o.weights = resolveWeightsArg(weightsValue(a), a.json);
@@ -29,6 +29,7 @@ int runVal(const Args& a) {
   o.workers = int(a.integer("workers", o.workers));
   o.end2end = a.boolean("end2end", o.end2end);
   o.augment = a.boolean("augment", o.augment);
+  o.rect = a.boolean("rect", o.rect);
   // Ultralytics' val writes into a new run folder: its plots (plots=true, its default) and predictions.json.
   const bool plots = a.boolean("plots", true), save_json = a.boolean("save_json", false);
   const bool save_txt = a.boolean("save_txt", false);
@@ -52,6 +53,10 @@ int runVal(const Args& a) {
   if (a.json) {
     nlohmann::ordered_json j;
     j["metric_kind"] = "COCO-exact";
+    j["runtime"] = r.runtime;
+    j["imgsz"] = r.imgsz;
+    j["batch"] = r.batch;
+    j["rect"] = r.rect;
     j["images"] = m.images;
     j["instances"] = m.instances;
     j["precision"] = m.precision;
@@ -83,6 +88,8 @@ int runVal(const Args& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
+  std::printf("%s, imgsz %d, batch %d, %s\n", r.runtime.c_str(), r.imgsz, r.batch,
+              r.rect ? "rectangular batches" : "square batches");
   std::printf("%22s%9s%11s%9s%9s%9s%10s   (COCO-exact)\n", "Class", "Images", "Instances", "P", "R", "mAP50",
               "mAP50-95");
   std::printf("%22s%9lld%11lld%9.3f%9.3f%9.3f%10.3f\n", "all", (long long)m.images, (long long)m.instances,
@@ -99,6 +106,8 @@ int runVal(const Args& a) {
   if (r.has_losses)
     std::printf("Losses: box %.5f, cls %.5f, dfl %.5f (mean per batch of %d)\n", r.box_loss, r.cls_loss,
                 r.dfl_loss, o.batch);
+  else if (r.runtime.rfind("LibTorch", 0) != 0)
+    std::printf("Losses: none (an exported graph holds no loss)\n");
   else
     std::printf("Losses: none (no batch was validated)\n");
   if (!o.save_json.empty()) std::printf("Detections (COCO results format) in %s\n", o.save_json.c_str());
@@ -113,6 +122,7 @@ const RegisterVerb reg{
      "        [max_det=300] [device=cpu|0] [workers=4] [split=val] [save_json=false] [save_txt=false]\n"
      "        [save_conf=false] [plots=true] [project=runs/detect] [name=val] [end2end=true] "
      "[augment=false]\n"
+     "        [rect=true]\n"
      "        [--json]\n\n"
      "Ultralytics' validation rules (OpenCV-exact JPEG decoding, rectangular batches with pad 0.5,\n"
      "multi-label NMS), then COCO-exact P, R, mAP50, mAP50-95 (pycocotools numbers, not Ultralytics'\n"
@@ -128,6 +138,11 @@ const RegisterVerb reg{
      "An end-to-end model (YOLO26) is validated NMS-free from its\n"
      "one-to-one head (the top max_det anchors, then the top max_det anchor-class pairs); end2end=false\n"
      "takes its one-to-many head with NMS.\n"
+     "weights= may be an exported ONNX graph (best.onnx, ours or Ultralytics'): it runs in OpenCV DNN, or\n"
+     "in ONNX Runtime where OpenCV cannot (an end-to-end graph; installer/install-onnxruntime.sh), with\n"
+     "the same loader, NMS and metrics, so its numbers compare with its weights'. A fixed-size graph is\n"
+     "validated on square batches of its own size and batch (as Ultralytics does); a dynamic one as the\n"
+     "weights. rect=false letterboxes every image to imgsz x imgsz (what a fixed-size graph sees).\n"
      "save_txt=true writes labels/<stem>.txt into the run folder: each image's detections as YOLO labels\n"
      "(class cx cy w h, normalised; save_conf=true adds the confidence), as Ultralytics' val.\n" +
          augmentHelp(),

@@ -34,4 +34,14 @@ std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, i
   return dets;
 }
 
+std::vector<at::Tensor> endToEndRows(const at::Tensor& rows, double conf, int max_det) {
+  if (rows.dim() != 3 || rows.size(2) != 6) fail("end-to-end output: expected [N, k, 6], got ", rows.sizes());
+  if (max_det < 1) fail("max_det must be >= 1, got ", max_det);
+  const at::Tensor t = rows.to(at::kFloat).narrow(1, 0, std::min<int64_t>(max_det, rows.size(1)));
+  std::vector<at::Tensor> dets;
+  for (int64_t i = 0; i < t.size(0); ++i)
+    dets.push_back(t[i].index_select(0, at::nonzero(t[i].select(1, 4) > conf).view(-1)));
+  return dets;
+}
+
 }  // namespace ywb::eval

@@ -15,4 +15,9 @@ namespace ywb::eval {
 /// same layout as nonMaxSuppression().
 std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf = 0.001, int max_det = 300);
 
+/// The detections of an exported end-to-end graph's output `rows` ([N, k, 6], x1, y1, x2, y2, score, class,
+/// highest score first, as end2endDetections() computes them before its conf cut): per image the rows with
+/// score > conf among the first max_det, as a float [m, 6] tensor, as Ultralytics reads such an output.
+std::vector<at::Tensor> endToEndRows(const at::Tensor& rows, double conf = 0.001, int max_det = 300);
+
 }  // namespace ywb::eval

@@ -6,8 +6,10 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/stopwatch.h"
 #include "core/threads.h"
 #include "export/end2end_verifier.h"
+#include "export/onnx_metadata.h"
 #include "export/onnx_serializer.h"
 #include "export/onnx_verifier.h"
 #include "export/weights_export.h"
@@ -21,23 +23,6 @@ namespace fs = std::filesystem;
 
 namespace ywb {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string pythonNames(const std::vector<std::string>& names) {
-  // Ultralytics stores names as a Python dict literal in ONNX metadata ({0: 'person', ...}).
-  std::string s = "{";
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string n;
-    for (char c : names[i]) n += (c == '\'' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    s += (i ? ", " : "") + std::to_string(i) + ": '" + n + "'";
-  }
-  return s + "}";
-}
 
 std::string outputPath(const ExportOptions& o, const std::string& suffix) {
   const fs::path src(o.weights);
@@ -79,7 +64,7 @@ void writeReportFile(ExportReport report, const ExportedFile& f) {
 }
 
 ExportedFile exportSafetensors(const ExportOptions& o, LoadedModel& lm, const WeightsInfo& src) {
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyClock::now();
   ExportedFile f;
   f.format = "safetensors";
   f.path = outputPath(o, o.half ? ".weights-fp16.safetensors" : ".weights.safetensors");
@@ -93,7 +78,7 @@ ExportedFile exportSafetensors(const ExportOptions& o, LoadedModel& lm, const We
              " tensors (Ultralytics keys), metadata " + kWeightsFormat;
   if (o.verify) f.verification = export_detail::verifySafetensors(f.path, tensors);
   f.report_path = f.path + ".report.txt";
-  f.seconds = since(t0);
+  f.seconds = secondsSince(t0);
   return f;
 }
 
@@ -194,7 +179,7 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
 }
 
 ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyClock::now();
   ExportedFile f;
   f.format = "onnx";
   f.path = outputPath(o, ".onnx");
@@ -215,8 +200,8 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
                  {"task", "detect"},
                  {"stride", std::to_string(lm.model->strides().back())},
                  {"batch", std::to_string(o.batch)},
-                 {"imgsz", "[" + std::to_string(imgsz) + ", " + std::to_string(imgsz) + "]"},
-                 {"names", pythonNames(lm.names)},
+                 {"imgsz", onnx_export::pythonImgsz(imgsz, imgsz)},
+                 {"names", onnx_export::pythonNames(lm.names)},
                  {"source", o.weights}};
   yo.half = o.half;
   yo.end2end = o.end2end && lm.model->end2end();
@@ -240,7 +225,7 @@ ExportedFile exportOnnx(const ExportOptions& o, LoadedModel& lm, int imgsz) {
   for (const auto& v : g.outputs) f.outputs.push_back({v.name, "float32", v.dims, v.params});
   if (o.verify) f.verification = verifyOnnx(o, lm, fused, imgsz, f.path);
   f.report_path = f.path + ".report.txt";
-  f.seconds = since(t0);
+  f.seconds = secondsSince(t0);
   return f;
 }
 

@@ -178,6 +178,10 @@ OnnxRuntimeRun runWithOnnxRuntime(const OnnxRuntimeNode& rt, const std::string& 
   return run;
 }
 
+std::string runtimeName(const OnnxRuntimeRun& run) {
+  return "ONNX Runtime " + run.ort_version + " (onnxruntime-node on Node.js " + run.node_version + ")";
+}
+
 std::optional<OnnxRuntimeRun> runForVerification(ExportVerification& v, const std::string& onnx_path,
                                                  const std::vector<at::Tensor>& inputs,
                                                  const std::string& why_needed,
@@ -189,7 +193,7 @@ std::optional<OnnxRuntimeRun> runForVerification(ExportVerification& v, const st
   }
   try {
     OnnxRuntimeRun run = runWithOnnxRuntime(rt, onnx_path, inputs);
-    v.runtime = "ONNX Runtime " + run.ort_version + " (onnxruntime-node on Node.js " + run.node_version + ")";
+    v.runtime = runtimeName(run);
     v.method = v.runtime + " vs " + reference;
     return run;
   } catch (const Error& e) {

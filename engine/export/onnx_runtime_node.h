@@ -35,6 +35,9 @@ struct OnnxRuntimeRun {
   std::string node_version;         ///< e.g. "v20.20.2"
 };
 
+/// "ONNX Runtime 1.30.0 (onnxruntime-node on Node.js v20.20.2)": the runtime that gave `run`.
+std::string runtimeName(const OnnxRuntimeRun& run);
+
 /// Runs the graph on each input (float [N,3,H,W], fed as `input_name`; one session runs them all) and
 /// returns output `output_name` for each. Throws ywb::Error with ONNX Runtime's or Node's message when the
 /// runtime is missing, fails to load the graph or fails to run it.

@@ -204,6 +204,62 @@ std::string widenFloat16Initializers(const std::string& bytes, int* widened) {
   return result;
 }
 
+namespace {
+
+std::string elementTypeName(int32_t t) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT:
+      return "float32";
+    case onnx::TensorProto::FLOAT16:
+      return "float16";
+    case onnx::TensorProto::UINT8:
+      return "uint8";
+    case onnx::TensorProto::INT64:
+      return "int64";
+    default:
+      return "type " + std::to_string(t);
+  }
+}
+
+OnnxValue valueOf(const onnx::ValueInfoProto& v, std::string* type) {
+  OnnxValue out;
+  out.name = v.name();
+  *type = v.type().has_tensor_type() ? elementTypeName(v.type().tensor_type().elem_type()) : "not a tensor";
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    const bool fixed = d.has_dim_value();
+    out.dims.push_back(fixed ? d.dim_value() : -1);
+    out.params.push_back(fixed ? "" : d.dim_param());
+  }
+  return out;
+}
+
+}  // namespace
+
+OnnxSignature readOnnxSignature(const std::string& bytes, const std::string& where) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes) || !model.has_graph())
+    fail(where,
+         ": not an ONNX model (the bytes do not parse as an ONNX ModelProto; truncated or another format?)");
+  OnnxSignature s;
+  std::set<std::string> initializers;
+  for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
+  for (const auto& v : model.graph().input()) {
+    if (initializers.count(v.name())) continue;
+    s.input_types.emplace_back();
+    s.inputs.push_back(valueOf(v, &s.input_types.back()));
+  }
+  for (const auto& v : model.graph().output()) {
+    s.output_types.emplace_back();
+    s.outputs.push_back(valueOf(v, &s.output_types.back()));
+  }
+  for (const auto& p : model.metadata_props()) s.metadata[p.key()] = p.value();
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") s.opset = o.version();
+  s.producer = model.producer_name();
+  if (!model.producer_version().empty()) s.producer += " " + model.producer_version();
+  return s;
+}
+
 void checkOnnx(const std::string& bytes) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) fail("ONNX checker: the bytes are not an ONNX ModelProto");
@@ -219,8 +275,9 @@ void checkOnnx(const std::string& bytes) {
 namespace {
 [[noreturn]] void noOnnx() {
   fail(
-      "ONNX export is not available in this build: install Debian's libonnx-dev and libprotobuf-dev "
-      "(installer/install-deps.sh) and reconfigure; safetensors export still works (format=safetensors)");
+      "ONNX is not available in this build (writing and reading .onnx files): install Debian's libonnx-dev "
+      "and libprotobuf-dev (installer/install-deps.sh) and reconfigure; safetensors export still works "
+      "(format=safetensors)");
 }
 }  // namespace
 
@@ -237,6 +294,9 @@ std::string widenFloat16Initializers(const std::string&, int*) {
   noOnnx();
 }
 void checkOnnx(const std::string&) {
+  noOnnx();
+}
+OnnxSignature readOnnxSignature(const std::string&, const std::string&) {
   noOnnx();
 }
 

@@ -3,7 +3,9 @@
 // Thread rules: free functions without shared state.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "export/onnx_graph.h"
 
@@ -27,6 +29,21 @@ std::string widenFloat16Initializers(const std::string& bytes, int* widened = nu
 
 /// binary16 bit pattern -> float (exact; subnormals, infinities and NaN included).
 float halfBitsToFloat(uint16_t bits);
+
+/// What a serialised model declares to its users: the graph's inputs and outputs (initializers that are
+/// also listed as inputs are left out) with their element types, its opset and producer, and its
+/// metadata_props (where Ultralytics and our export keep names, imgsz, stride, batch, end2end).
+struct OnnxSignature {
+  std::vector<OnnxValue> inputs, outputs;
+  std::vector<std::string> input_types, output_types;  ///< "float32", "float16", ... ("type N" otherwise)
+  std::map<std::string, std::string> metadata;
+  int64_t opset = 0;  ///< of the default ("" or "ai.onnx") domain
+  std::string producer;
+};
+
+/// Reads the signature of serialised model bytes. Throws ywb::Error when they are not an ONNX ModelProto
+/// (`where` names them in the message) or when this build has no ONNX.
+OnnxSignature readOnnxSignature(const std::string& bytes, const std::string& where);
 
 /// Runs onnx::checker::check_model (full check) on serialised model bytes; throws ywb::Error with the
 /// checker's message when the model is invalid.

@@ -8,9 +8,11 @@
 #include "core/threads.h"
 #include "data/dataset_scanner.h"
 #include "eval/coco_ids.h"
+#include "sys/torch_info.h"
 #include "train/detection_labels.h"
 #include "train/device.h"
 #include "train/model_loader.h"
+#include "train/onnx_validation.h"
 #include "train/run_dir.h"
 #include "train/run_plots.h"
 #include "train/validator.h"
@@ -25,18 +27,57 @@ std::string newRunDir(const std::string& project, const std::string& name) {
   return makeRunDir(project, name, false, /*weights_folder=*/false);  // a predict run holds no weights
 }
 
+namespace {
+
+// What validates: a LibTorch model from weights, or an exported ONNX graph (its names, the loader it needs).
+struct Validatee {
+  LoadedModel lm;
+  std::unique_ptr<onnx_export::OnnxDetector> onnx;
+  std::vector<std::string> names;
+  LoaderOptions loader;
+  std::string runtime;
+};
+
+Validatee openValidatee(const ValOptions& o, const at::Device& device) {
+  Validatee v;
+  if (!onnx_export::isOnnxPath(o.weights)) {
+    v.lm = loadModelWeights(o.weights, device);
+    v.names = v.lm.names;
+    v.loader = validationLoaderOptions(o.imgsz > 0 ? o.imgsz : v.lm.imgsz, o.batch, o.workers);
+    v.loader.rect = o.rect;
+    v.runtime = "LibTorch " + torchBuildInfo().version;
+    return v;
+  }
+  v.onnx = std::make_unique<onnx_export::OnnxDetector>(o.weights);
+  const onnx_export::OnnxModelInfo& info = v.onnx->info();
+  v.names = info.names;
+  onnx_export::checkOnnxOptions(info, o.end2end, o.augment);
+  // Ultralytics' rule for a fixed-size export: square batches of its own size and batch.
+  const int imgsz = onnx_export::onnxImageSize(info, o.imgsz);
+  const bool rect = o.rect && !info.fixedSize();
+  int batch = o.batch;
+  if (info.batch > 0) batch = int(info.batch);
+  v.loader = validationLoaderOptions(imgsz, batch, o.workers);
+  v.loader.rect = rect;
+  v.loader.stride = info.stride;
+  v.runtime = info.runtime;
+  return v;
+}
+
+}  // namespace
+
 ValReport validateWeights(const ValOptions& o) {
   return guarded("val", [&] {
     if (o.data.empty() || o.weights.empty()) fail("val needs data=DATA.yaml and weights=FILE.safetensors");
     configureTorchThreads(0);
     const at::Device device = pickDevice(o.device);
-    LoadedModel lm = loadModelWeights(o.weights, device);
+    Validatee m = openValidatee(o, device);
     const DataConfig cfg = loadDataConfig(o.data);
-    if (cfg.names.size() != lm.names.size()) {
-      fail("the weights have ", lm.names.size(), " classes but ", cfg.yaml, " has ", cfg.names.size());
+    if (cfg.names.size() != m.names.size()) {
+      fail("the weights have ", m.names.size(), " classes but ", cfg.yaml, " has ", cfg.names.size());
     }
     auto split = std::make_shared<ScannedSplit>(scanSplit(cfg, o.split));
-    DataLoader loader(split, validationLoaderOptions(o.imgsz > 0 ? o.imgsz : lm.imgsz, o.batch, o.workers));
+    DataLoader loader(split, m.loader);
     ValidatorOptions vo;
     vo.conf = o.conf;
     vo.iou = o.iou;
@@ -48,22 +89,27 @@ ValReport validateWeights(const ValOptions& o) {
     if (!o.plots_dir.empty()) {
       vo.on_batch = [&](const Batch& b, const std::vector<at::Tensor>& dets, int64_t index) {
         if (index < kValBatchPlots) {
-          for (auto& f : writeValBatch(o.plots_dir, index, captureValBatch(b, dets), lm.names))
+          for (auto& f : writeValBatch(o.plots_dir, index, captureValBatch(b, dets), m.names))
             plots.push_back(std::move(f));
         }
       };
     }
-    // The model's loss with the default gains, under the rules of the Ultralytics release its modules follow
-    // (an 8.3 checkpoint's losses as 8.3's validator computes them).
-    const loss::ModelLoss criterion(*lm.model, {}, loss::smallBoxRuleOf(*lm.model));
-    ValidationResult r =
-        runValidation(*lm.model, loader, &criterion, int(lm.names.size()), vo, device, o.cancel);
+    ValidationResult r;
+    if (m.onnx) {
+      r = runOnnxValidation(*m.onnx, loader, int(m.names.size()), vo, o.cancel);
+      m.runtime = m.onnx->info().runtime;  // with the versions, once it ran
+    } else {
+      // The model's loss with the default gains, under the rules of the Ultralytics release its modules
+      // follow (an 8.3 checkpoint's losses as 8.3's validator computes them).
+      const loss::ModelLoss criterion(*m.lm.model, {}, loss::smallBoxRuleOf(*m.lm.model));
+      r = runValidation(*m.lm.model, loader, &criterion, int(m.names.size()), vo, device, o.cancel);
+    }
     if (o.cancel && o.cancel()) fail("validation cancelled");
     if (!o.save_json.empty()) {
       const std::vector<std::string>& sources = o.split == "train"  ? cfg.train
                                                 : o.split == "test" ? cfg.test
                                                                     : cfg.val;
-      const auto ids = eval::cocoCategoryIds(eval::isCocoSplit(sources), lm.names.size());
+      const auto ids = eval::cocoCategoryIds(eval::isCocoSplit(sources), m.names.size());
       writeFileAtomic(o.save_json, eval::ultralyticsResultsJson(r.detections, ids));
     }
     if (!o.labels_dir.empty()) {
@@ -75,11 +121,11 @@ ValReport validateWeights(const ValOptions& o) {
     }
     ValReport rep;
     if (!o.plots_dir.empty()) {
-      for (auto& f : writeMetricPlots(r.metrics, lm.names, o.plots_dir)) plots.push_back(std::move(f));
+      for (auto& f : writeMetricPlots(r.metrics, m.names, o.plots_dir)) plots.push_back(std::move(f));
       rep.plots = std::move(plots);
     }
     rep.metrics = std::move(r.metrics);
-    rep.names = lm.names;
+    rep.names = m.names;
     rep.ms_preprocess = r.ms_preprocess;
     rep.ms_inference = r.ms_inference;
     rep.ms_nms = r.ms_nms;
@@ -87,7 +133,11 @@ ValReport validateWeights(const ValOptions& o) {
     rep.has_losses = r.has_losses;
     if (r.has_losses) rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
-    rep.end2end_model = lm.model->end2end();
+    rep.end2end_model = m.onnx ? m.onnx->info().end2end : m.lm.model->end2end();
+    rep.runtime = m.runtime;
+    rep.rect = m.loader.rect;
+    rep.imgsz = m.loader.imgsz;
+    rep.batch = m.loader.batch;
     rep.nms_free = r.nms_free;
     rep.augmented = r.augmented;
     return rep;

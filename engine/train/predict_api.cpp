@@ -16,6 +16,7 @@
 #include "data/video_io.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
+#include "export/onnx_detector.h"
 #include "model/test_time_augment.h"
 #include "track/byte_tracker.h"
 #include "train/detection_crops.h"
@@ -45,22 +46,16 @@ bool nmsFree(const model::DetectionModelImpl& m, const PredictOptions& o) {
   return o.end2end && m.end2end();
 }
 
-// One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
-// one-to-many head.
-// With `classes`, Ultralytics' filter: NMS-free, the rows of other classes are dropped from the selection;
-// before NMS, an anchor whose best class (over all classes) is another one loses every score, so it is no
-// candidate (the same candidates as Ultralytics' filter after its best-class step).
-at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
-                        const at::Tensor& allowed) {
-  if (nmsFree(m, o)) {
-    const at::Tensor det =
-        eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0];
-    if (!allowed.defined()) return det;
-    return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
-  }
-  at::Tensor pred = o.augment ? model::augmentedPrediction(
-                                    x, m.strides(), [&](const at::Tensor& xi) { return m.predict(xi); })
-                              : m.predict(x);  // [1, 4 + nc, A]
+// With `classes`, Ultralytics' filter on NMS-free detections [k, 6]: the rows of other classes are dropped.
+at::Tensor keepClasses(const at::Tensor& det, const at::Tensor& allowed) {
+  if (!allowed.defined()) return det;
+  return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
+}
+
+// NMS of one image's predictions [1, 4 + nc, A]. With `classes`, Ultralytics' filter before NMS: an anchor
+// whose best class (over all classes) is another one loses every score, so it is no candidate (the same
+// candidates as Ultralytics' filter after its best-class step).
+at::Tensor nmsDetections(at::Tensor pred, const PredictOptions& o, const at::Tensor& allowed) {
   if (allowed.defined()) {
     const at::Tensor scores = pred.narrow(1, 4, pred.size(1) - 4);
     const at::Tensor keep = allowed.to(pred.device()).index({scores.argmax(1)});  // [1, A]
@@ -69,26 +64,58 @@ at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const
   return eval::nonMaxSuppression(pred, o.conf, o.iou, o.max_det, o.agnostic)[0];
 }
 
+// One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
+// one-to-many head.
+at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
+                        const at::Tensor& allowed) {
+  if (nmsFree(m, o))
+    return keepClasses(
+        eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0],
+        allowed);
+  const at::Tensor pred = o.augment ? model::augmentedPrediction(
+                                          x, m.strides(), [&](const at::Tensor& xi) { return m.predict(xi); })
+                                    : m.predict(x);  // [1, 4 + nc, A]
+  return nmsDetections(pred, o, allowed);
+}
+
+// The same from an exported ONNX graph: its rows (end-to-end) or NMS of its output.
+at::Tensor detectTensor(onnx_export::OnnxDetector& m, const at::Tensor& x, const PredictOptions& o,
+                        const at::Tensor& allowed) {
+  const at::Tensor y = m.run({x})[0];
+  if (m.info().end2end) return keepClasses(eval::endToEndRows(y, o.conf, o.max_det)[0], allowed);
+  return nmsDetections(y, o, allowed);
+}
+
 // What one prediction run shares: the fused model, its input size, the class filter, the output folder.
 class Predictor {
  public:
   explicit Predictor(const PredictOptions& o) : o_(o), device_(pickDevice(o.device)) {
-    lm_ = loadModelWeights(o.weights, device_);
-    lm_.model->fuse();
-    imgsz_ = o.imgsz > 0 ? o.imgsz : lm_.imgsz;
+    if (onnx_export::isOnnxPath(o.weights)) {
+      onnx_ = std::make_unique<onnx_export::OnnxDetector>(o.weights);
+      onnx_export::checkOnnxOptions(onnx_->info(), o.end2end, o.augment);
+      names_ = onnx_->info().names;
+      imgsz_ = onnx_export::onnxImageSize(onnx_->info(), o.imgsz);
+      // Ultralytics letterboxes a fixed-size graph's input to its full square, anything else minimally.
+      minimal_letterbox_ = !onnx_->info().fixedSize();
+    } else {
+      lm_ = loadModelWeights(o.weights, device_);
+      lm_.model->fuse();
+      names_ = lm_.names;
+      imgsz_ = o.imgsz > 0 ? o.imgsz : lm_.imgsz;
+    }
     if (!o.classes.empty()) {
-      allowed_ = at::zeros({int64_t(lm_.names.size())}, at::kBool);
+      allowed_ = at::zeros({int64_t(names_.size())}, at::kBool);
       for (const int c : o.classes) {
-        if (c < 0 || size_t(c) >= lm_.names.size())
-          fail("classes=", c, ": the weights have classes 0..", lm_.names.size() - 1);
+        if (c < 0 || size_t(c) >= names_.size())
+          fail("classes=", c, ": the weights have classes 0..", names_.size() - 1);
         allowed_[c] = true;
       }
     }
     if (!o.out_dir.empty() && o.save_txt) fs::create_directories(fs::path(o.out_dir) / "labels");
   }
 
-  const std::vector<std::string>& names() const { return lm_.names; }
-  bool nmsFree() const { return ywb::nmsFree(*lm_.model, o_); }
+  const std::vector<std::string>& names() const { return names_; }
+  bool nmsFree() const { return onnx_ ? onnx_->info().end2end : ywb::nmsFree(*lm_.model, o_); }
 
   // A name for the outputs of `path`, unique within the run (UniqueStems).
   std::string outputStem(const std::string& path) { return stems_(path); }
@@ -98,7 +125,7 @@ class Predictor {
   ImageDetections detect(const cv::Mat& img, track::ByteTracker* tracker) {
     const int ow = img.cols, oh = img.rows;
     LetterboxInfo info;
-    cv::Mat lb = letterbox(img, cv::Size(imgsz_, imgsz_), /*auto_mode=*/true, /*scaleup=*/false, 32, &info);
+    cv::Mat lb = letterbox(img, cv::Size(imgsz_, imgsz_), minimal_letterbox_, /*scaleup=*/false, 32, &info);
     cv::Mat rgb;
     cv::cvtColor(lb, rgb, cv::COLOR_BGR2RGB);
     const auto t0 = std::chrono::steady_clock::now();
@@ -107,7 +134,10 @@ class Predictor {
                        .to(device_)
                        .to(at::kFloat)
                        .div_(255.0);
-    at::Tensor det = detectTensor(*lm_.model, x, o_, allowed_).to(at::kCPU).contiguous();
+    at::Tensor det =
+        (onnx_ ? detectTensor(*onnx_, x, o_, allowed_) : detectTensor(*lm_.model, x, o_, allowed_))
+            .to(at::kCPU)
+            .contiguous();
     ImageDetections out;
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     out.width = ow;
@@ -147,20 +177,23 @@ class Predictor {
     return o_.track ? std::make_unique<track::ByteTracker>(o_.tracker) : nullptr;
   }
 
-  void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, lm_.names, o_); }
+  void draw(cv::Mat& img, const ImageDetections& det) const { drawDetections(img, det.boxes, names_, o_); }
 
   // save_crop: the detections cut from the image before anything is drawn on it.
   void crop(const cv::Mat& img, const ImageDetections& det, const std::string& stem,
             PredictReport& rep) const {
     if (o_.out_dir.empty() || !o_.save_crop) return;
-    for (auto& f : saveCrops(img, det.boxes, lm_.names, (fs::path(o_.out_dir) / "crops").string(), stem))
+    for (auto& f : saveCrops(img, det.boxes, names_, (fs::path(o_.out_dir) / "crops").string(), stem))
       rep.crops.push_back(std::move(f));
   }
 
  private:
   const PredictOptions& o_;
   at::Device device_;
-  LoadedModel lm_;
+  LoadedModel lm_;                                   // the weights' model, or
+  std::unique_ptr<onnx_export::OnnxDetector> onnx_;  // an exported graph
+  std::vector<std::string> names_;
+  bool minimal_letterbox_ = true;  // the letterbox pads to the stride only (else to imgsz_ x imgsz_)
   int imgsz_ = 0;
   at::Tensor allowed_;  // [nc] bool, defined when classes= chose some
   UniqueStems stems_;

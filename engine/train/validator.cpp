@@ -6,20 +6,13 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/stopwatch.h"
 #include "core/torch_compat.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
 #include "model/test_time_augment.h"
 
 namespace ywb {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-}  // namespace
 
 LoaderOptions validationLoaderOptions(int imgsz, int batch, int workers) {
   LoaderOptions lo;
@@ -41,6 +34,49 @@ void unletterbox(const ImageMeta& m, float& x1, float& y1, float& x2, float& y2)
   x2 = fx(x2);
   y1 = fy(y1);
   y2 = fy(y2);
+}
+
+void addBatchDetections(const Batch& batch, const std::vector<at::Tensor>& dets, DetectionMetrics& metrics,
+                        std::vector<ImageDetections>* kept) {
+  const int64_t n = batch.images.size(0);
+  if (int64_t(dets.size()) != n) fail("validation: ", dets.size(), " detection lists for ", n, " images");
+  const float W = float(batch.images.size(3)), H = float(batch.images.size(2));
+  at::Tensor tg = batch.targets.to(at::kCPU).contiguous();
+  auto ta = tg.accessor<float, 2>();
+  for (int64_t i = 0; i < n; ++i) {
+    const ImageMeta& meta = batch.meta[size_t(i)];
+    std::vector<GtBox> gt;
+    for (int64_t r = 0; r < tg.size(0); ++r) {
+      if (int64_t(ta[r][0]) != i) continue;
+      GtBox g;
+      g.cls = int(ta[r][1]);
+      g.x1 = (ta[r][2] - ta[r][4] / 2) * W;
+      g.x2 = (ta[r][2] + ta[r][4] / 2) * W;
+      g.y1 = (ta[r][3] - ta[r][5] / 2) * H;
+      g.y2 = (ta[r][3] + ta[r][5] / 2) * H;
+      unletterbox(meta, g.x1, g.y1, g.x2, g.y2);
+      gt.push_back(g);
+    }
+    at::Tensor d = dets[size_t(i)].to(at::kCPU, at::kFloat).contiguous();
+    std::vector<DetBox> boxes;
+    auto da = d.accessor<float, 2>();
+    for (int64_t k = 0; k < d.size(0); ++k) {
+      DetBox b{da[k][0], da[k][1], da[k][2], da[k][3], da[k][4], int(da[k][5])};
+      unletterbox(meta, b.x1, b.y1, b.x2, b.y2);
+      boxes.push_back(b);
+    }
+    if (kept) kept->push_back({batch.paths[size_t(i)], meta.orig_w, meta.orig_h, boxes, gt, 0.0});
+    metrics.addImage(gt, boxes);
+  }
+}
+
+void setPerImageTimes(ValidationResult& res, double pre_s, double inf_s, double nms_s, double met_s) {
+  if (res.images <= 0) return;
+  const double k = 1000.0 / double(res.images);
+  res.ms_preprocess = pre_s * k;
+  res.ms_inference = inf_s * k;
+  res.ms_nms = nms_s * k;
+  res.ms_metrics = met_s * k;
 }
 
 ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loader,
@@ -74,17 +110,17 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
   loader.startEpoch(0);  // keeps an epoch the trainer started ahead (DataLoader::prefetchEpoch)
   Batch batch;
   for (;;) {
-    auto t0 = Clock::now();
+    auto t0 = SteadyClock::now();
     if (!loader.next(batch)) break;
-    res.data_wait_s += since(t0);
+    res.data_wait_s += secondsSince(t0);
     if (opt.on_last_batch && size_t(batches + 1) == loader.batchesPerEpoch()) opt.on_last_batch();
     if (should_stop && should_stop()) break;
     if (before_batch) before_batch(batch.images.size(0));
-    t0 = Clock::now();
+    t0 = SteadyClock::now();
     at::Tensor x = batch.images.to(device, /*non_blocking=*/true).to(at::kFloat).div_(255.0);
     at::Tensor targets = batch.targets.to(device);
-    t_pre += since(t0);
-    t0 = Clock::now();
+    t_pre += secondsSince(t0);
+    t0 = SteadyClock::now();
     model::HeadOutputs h;
     const compat::AutocastScope autocast(device.type(), opt.autocast, opt.autocast_dtype);
     const int64_t slice = opt.max_forward_batch;
@@ -114,52 +150,23 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
       pred = model::augmentedPrediction(x, model.strides(), one_pass, pred);
     }
     if (loss) loss_sum += loss->items(h, targets).to(device);
-    t_inf += since(t0);
-    t0 = Clock::now();
+    t_inf += secondsSince(t0);
+    t0 = SteadyClock::now();
     std::vector<at::Tensor> dets = e2e ? eval::end2endDetections(pred, opt.conf, opt.max_det)
                                        : eval::nonMaxSuppression(pred, opt.conf, opt.iou, opt.max_det,
                                                                  opt.agnostic, 30000, opt.multi_label);
-    t_nms += since(t0);
+    t_nms += secondsSince(t0);
     if (opt.on_batch) opt.on_batch(batch, dets, batches);
-    t0 = Clock::now();
+    t0 = SteadyClock::now();
     const int64_t n = x.size(0);
-    const float W = float(x.size(3)), H = float(x.size(2));
-    at::Tensor tg = batch.targets.contiguous();
-    auto ta = tg.accessor<float, 2>();
-    for (int64_t i = 0; i < n; ++i) {
-      const ImageMeta& meta = batch.meta[size_t(i)];
-      std::vector<GtBox> gt;
-      for (int64_t r = 0; r < tg.size(0); ++r) {
-        if (int64_t(ta[r][0]) != i) continue;
-        GtBox g;
-        g.cls = int(ta[r][1]);
-        g.x1 = (ta[r][2] - ta[r][4] / 2) * W;
-        g.x2 = (ta[r][2] + ta[r][4] / 2) * W;
-        g.y1 = (ta[r][3] - ta[r][5] / 2) * H;
-        g.y2 = (ta[r][3] + ta[r][5] / 2) * H;
-        unletterbox(meta, g.x1, g.y1, g.x2, g.y2);
-        gt.push_back(g);
-      }
-      at::Tensor d = dets[size_t(i)].to(at::kCPU).contiguous();
-      std::vector<DetBox> boxes;
-      auto da = d.accessor<float, 2>();
-      for (int64_t k = 0; k < d.size(0); ++k) {
-        DetBox b{da[k][0], da[k][1], da[k][2], da[k][3], da[k][4], int(da[k][5])};
-        unletterbox(meta, b.x1, b.y1, b.x2, b.y2);
-        boxes.push_back(b);
-      }
-      if (opt.keep_detections) {
-        res.detections.push_back({batch.paths[size_t(i)], meta.orig_w, meta.orig_h, boxes, gt, 0.0});
-      }
-      metrics.addImage(gt, boxes);
-    }
-    t_met += since(t0);
+    addBatchDetections(batch, dets, metrics, opt.keep_detections ? &res.detections : nullptr);
+    t_met += secondsSince(t0);
     ++batches;
     res.images += n;
   }
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyClock::now();
   res.metrics = metrics.compute();
-  t_met += since(t0);
+  t_met += secondsSince(t0);
   if (batches > 0 && loss) {
     at::Tensor mean = (loss_sum / double(batches)).to(at::kCPU);
     res.box = mean[0].item<double>();
@@ -167,13 +174,7 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
     res.dfl = mean[2].item<double>();
     res.has_losses = true;
   }
-  if (res.images > 0) {
-    const double k = 1000.0 / double(res.images);
-    res.ms_preprocess = t_pre * k;
-    res.ms_inference = t_inf * k;
-    res.ms_nms = t_nms * k;
-    res.ms_metrics = t_met * k;
-  }
+  setPerImageTimes(res, t_pre, t_inf, t_nms, t_met);
   if (was_training) model.train();
   return res;
 }

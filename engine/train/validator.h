@@ -76,6 +76,15 @@ ValidationResult runValidation(model::DetectionModelImpl& model, DataLoader& loa
                                const at::Device& device, const std::function<bool()>& should_stop = {},
                                const std::function<void(int64_t)>& before_batch = {});
 
+/// Adds one batch to `metrics`: its labels and its detections (per image [k, 6], x1, y1, x2, y2, score,
+/// class in the batch's letterboxed pixels, any device), both mapped to original-image pixels; appends each
+/// image's to `kept` when not null. Shared by every validation path (LibTorch, ONNX).
+void addBatchDetections(const Batch& batch, const std::vector<at::Tensor>& dets, DetectionMetrics& metrics,
+                        std::vector<ImageDetections>* kept);
+
+/// Sets res.ms_* (per image, over res.images) from the seconds each stage took in all.
+void setPerImageTimes(ValidationResult& res, double pre_s, double inf_s, double nms_s, double met_s);
+
 /// Maps a box from sample (letterboxed) pixels back to original-image pixels, clipped to the image.
 void unletterbox(const ImageMeta& meta, float& x1, float& y1, float& x2, float& y2);
 

@@ -107,6 +107,10 @@
         <source>%1 is a tune folder without a finished run: %2</source>
         <translation>%1 是调参文件夹，但还没有完成的训练：%2</translation>
     </message>
+    <message>
+        <source>Weights and ONNX graphs (%1 *.onnx)</source>
+        <translation>权重与 ONNX 图 (%1 *.onnx)</translation>
+    </message>
 </context>
 <context>
     <name>ywb::gui::AugmentationTab</name>
@@ -1090,10 +1094,6 @@
         <translation>PR 曲线</translation>
     </message>
     <message>
-        <source>weights/best.safetensors of a run (or exported weights)</source>
-        <translation>某次训练的 weights/best.safetensors（或导出的权重）</translation>
-    </message>
-    <message>
         <source>data.yaml</source>
         <translation>data.yaml</translation>
     </message>
@@ -1264,6 +1264,14 @@
     <message>
         <source>Track all the source&apos;s files with one tracker, in file-name order (ywb track persist=true): for a folder of a video&apos;s frames saved as images. Unticked, each video and each image is tracked on its own.</source>
         <translation>按文件名顺序用同一个跟踪器跟踪来源中的所有文件（ywb track persist=true）：适用于把视频各帧保存为图像的文件夹。不勾选时，每个视频和每张图像各自单独跟踪。</translation>
+    </message>
+    <message>
+        <source>weights/best.safetensors of a run (or exported weights, or an ONNX graph)</source>
+        <translation>某次训练的 weights/best.safetensors（或导出的权重，或 ONNX 图）</translation>
+    </message>
+    <message>
+        <source>Run by %1.</source>
+        <translation>由 %1 运行。</translation>
     </message>
 </context>
 <context>

@@ -13,12 +13,15 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <set>
 
 #include "box_image_view.h"
 #include "predictions_tab.h"
 #include "support/screenshots.h"
+#include "support/shapes_copy.h"
 #include "worker_threads.h"
+#include "ywb/export.h"
 #include "ywb/inference.h"
 
 #ifdef YW_HAVE_OPENCV_VIDEOIO
@@ -260,6 +263,45 @@ class TestPredictSource : public QObject {
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));
+  }
+
+  // An exported ONNX graph in the tab, as a user picks best.onnx: validated through OpenCV DNN, the summary
+  // names the runtime, and the numbers are those of the weights it came from (the engine's LibTorch
+  // validation, called directly) within the rounding of a second runtime.
+  void validatesAnExportedGraph() {
+    if (!ywb::onnxExportAvailable() || !ywb::onnxVerificationAvailable()) QSKIP("needs ONNX and OpenCV DNN");
+    QTemporaryDir tmp;
+    const std::string data = copyShapesDataset(tmp.path().toStdString()) + "/data.yaml";
+    ywb::ExportOptions e;
+    e.weights = kWeights.toStdString();
+    e.formats = {"onnx"};
+    e.out_dir = tmp.path().toStdString();
+    e.name = "best";
+    e.dynamic = true;
+    e.verify = false;
+    const std::string onnx = ywb::exportWeights(e).files.at(0).path;
+    ywb::gui::PredictionsTab tab;
+    tab.resize(1280, 720);
+    tab.show();
+    tab.setWeights(QString::fromStdString(onnx));
+    tab.setDataset(QString::fromStdString(data));
+    QSignalSpy validated(&tab, &ywb::gui::PredictionsTab::validated);
+    tab.validate();
+    QTRY_VERIFY_WITH_TIMEOUT(validated.count() == 1, 120000);
+    auto* summary = tab.findChild<QLabel*>("predSummary");
+    QVERIFY2(validated.last().first().toBool(), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains("Run by OpenCV DNN 4."), qPrintable(summary->text()));
+    ywb::ValOptions o;
+    o.data = data;
+    o.weights = kWeights.toStdString();
+    o.workers = 2;
+    const ywb::ValReport ref = ywb::validateWeights(o);
+    QCOMPARE(tab.report().metrics.images, ref.metrics.images);
+    QVERIFY2(std::abs(tab.report().metrics.map - ref.metrics.map) <= 1e-3,
+             qPrintable(QString("%1 vs %2").arg(tab.report().metrics.map).arg(ref.metrics.map)));
+    QCOMPARE(tab.report().detections.size(), size_t(64));  // every image, for the viewer
+    QTest::qWait(100);
+    QVERIFY(tab.grab().save(shotsDir() + "/predictions_onnx.png"));
   }
 
   void closingTheTabStopsThePrediction() {

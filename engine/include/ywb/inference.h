@@ -23,8 +23,11 @@ struct ImageDetections {
 };
 
 struct ValOptions {
-  std::string data;     ///< data.yaml
-  std::string weights;  ///< checkpoint or exported weights (.safetensors)
+  std::string data;  ///< data.yaml
+  /// A checkpoint or exported weights (.safetensors, .pt), or an exported ONNX graph (.onnx, ours or
+  /// Ultralytics'), run by OpenCV DNN or ONNX Runtime (ValReport::runtime). A fixed-size graph is validated
+  /// on square batches of its own size and batch, as Ultralytics does; it has no losses.
+  std::string weights;
   std::string split = "val";
   int imgsz = 0;  ///< 0 = the size the weights were trained at
   int batch = 16;
@@ -50,6 +53,9 @@ struct ValOptions {
   /// input, a mirrored 0.83x copy and a 0.67x copy) through NMS together; the losses are the input's. An
   /// end-to-end model on its NMS-free path ignores it, as Ultralytics' does (ValReport::augmented).
   bool augment = false;
+  /// Rectangular batches (Ultralytics' validation: each batch letterboxed to its images' aspect, padded by
+  /// half a stride); false letterboxes every image to imgsz x imgsz.
+  bool rect = true;
   /// Asked between batches (may be empty): true stops the validation, and validateWeights throws ywb::Error
   /// ("validation cancelled") instead of reporting a part of the split.
   std::function<bool()> cancel;
@@ -72,6 +78,10 @@ struct ValReport {
   bool end2end_model = false, nms_free = false;
   bool augmented = false;  ///< test-time augmentation ran (ValOptions::augment, and not the NMS-free path)
   std::vector<std::string> plots;  ///< the files written into ValOptions::plots_dir
+  /// What ran the model: "LibTorch 1.13.1", "OpenCV DNN 4.6.0", "ONNX Runtime 1.30.0 (onnxruntime-node ...)"
+  std::string runtime;
+  bool rect = true;          ///< the batches were rectangular (false: imgsz x imgsz squares)
+  int imgsz = 0, batch = 0;  ///< the size and batch validated at
 };
 
 /// Validates weights on a split of a dataset. Throws ywb::Error (missing files, class-count mismatch, ...).

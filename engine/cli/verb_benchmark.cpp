@@ -99,7 +99,9 @@ const RegisterVerb reg{
      "NMS and COCO-exact metrics). ONNX graphs are exported with dynamic sizes, so every row sees the\n"
      "same rectangular batches and differs by format alone; they run in OpenCV DNN, or in ONNX Runtime\n"
      "where OpenCV cannot. Each row: size, mAP50-95, mAP50, inference and total time per image, and\n"
-     "the runtime. A format that fails is a row saying why; the others go on, and the exit status is 3.\n"
+     "the runtime. The weights are validated twice and the second time is shown, so that the process's\n"
+     "one-time set-up does not weigh on the first row only; every validation warms up on its first batch.\n"
+     "A format that fails is a row saying why; the others go on, and the exit status is 3.\n"
      "The table is also written to benchmarks.txt and benchmarks.json in the run folder.",
      runBenchmark}};
 

@@ -57,8 +57,12 @@ FormatBenchmarkReport benchmarkFormats(const FormatBenchmarkOptions& o) {
     rep.rows.push_back(std::move(row));
     if (o.on_row) o.on_row(rep.rows.back());
   };
-  // The weights as given: the reference row. Its failure is the caller's input error, so it throws.
+  // The weights as given: the reference row. Its failure is the caller's input error, so it throws. It runs
+  // twice and the second run is kept: the first pays this process's one-time set-up (LibTorch's thread
+  // pools, allocator and kernel caches: 80 against 62 ms per image at 640 px, docs/PERFORMANCE.md), which
+  // every later row would otherwise be spared.
   ValReport first;
+  validated(o, "weights", o.weights);
   add(validated(o, "weights", o.weights, &first));
   rep.imgsz = first.imgsz;
   rep.images = int(first.metrics.images);

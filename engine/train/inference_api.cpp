@@ -84,6 +84,7 @@ ValReport validateWeights(const ValOptions& o) {
     vo.max_det = o.max_det;
     vo.end2end = o.end2end;
     vo.augment = o.augment;
+    vo.warmup = o.warmup;
     vo.keep_detections = o.keep_detections || !o.save_json.empty() || !o.labels_dir.empty();
     std::vector<std::string> plots;
     if (!o.plots_dir.empty()) {

@@ -27,6 +27,7 @@ ValidationResult runOnnxValidation(onnx_export::OnnxDetector& model, DataLoader&
     std::vector<at::Tensor> inputs;
     for (const Batch& b : pending) inputs.push_back(b.images.to(at::kFloat).div_(255.0));
     t_pre += secondsSince(t0);
+    if (opt.warmup && index == 0 && info.in_process) model.run({inputs.front()});
     t0 = SteadyClock::now();
     const std::vector<at::Tensor> outs = model.run(inputs);
     t_inf += secondsSince(t0);

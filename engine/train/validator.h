@@ -36,6 +36,9 @@ struct ValidatorOptions {
   bool autocast = false;
   at::ScalarType autocast_dtype = at::kBFloat16;
   bool keep_detections = false;  ///< keep per-image detections (save_json, GUI predictions)
+  /// Run the first batch's forward once untimed before its timed pass (`ywb val`'s timings; the trainer's
+  /// warm model needs none). ONNX Runtime is not warmed: each of its runs is a new process.
+  bool warmup = false;
   /// Run the model on at most this many images at a time (0: the whole batch). The batch, its letterbox
   /// shape, the loss and NMS stay whole, so the results are those of the whole batch; the forward pass's
   /// temporary memory (on CPU about 20 MB per 320-px image for YOLOv8n) is that of the smaller slice.

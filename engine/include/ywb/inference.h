@@ -56,6 +56,9 @@ struct ValOptions {
   /// Rectangular batches (Ultralytics' validation: each batch letterboxed to its images' aspect, padded by
   /// half a stride); false letterboxes every image to imgsz x imgsz.
   bool rect = true;
+  /// The first batch runs through the model once untimed before its timed pass (Ultralytics warms up with a
+  /// zero batch), so that ms_inference is not the one-time set-up of the first batch's shapes.
+  bool warmup = true;
   /// Asked between batches (may be empty): true stops the validation, and validateWeights throws ywb::Error
   /// ("validation cancelled") instead of reporting a part of the split.
   std::function<bool()> cancel;

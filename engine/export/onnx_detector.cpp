@@ -8,6 +8,7 @@
 #include "export/onnx_metadata.h"
 #include "export/onnx_runtime_node.h"
 #include "export/onnx_serializer.h"
+#include "export/onnx_verifier.h"
 
 #ifdef YW_HAVE_OPENCV_DNN
 #include <opencv2/core/utils/logger.hpp>
@@ -50,18 +51,6 @@ std::string dimsText(const OnnxValue& v) {
   return s + "]";
 }
 
-#ifdef YW_HAVE_OPENCV_DNN
-std::string oneLine(const cv::Exception& e) {
-  std::string s = e.what(), out;
-  for (char c : s) {
-    const char d = c == '\n' ? ' ' : c;
-    if (d != ' ' || (!out.empty() && out.back() != ' ')) out += d;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-#endif
-
 }  // namespace
 
 bool isOnnxPath(const std::string& path) {
@@ -97,7 +86,6 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
   if (!fs::is_regular_file(path)) fail(path, ": no such ONNX file");
   const std::string bytes = readFile(path);
   const OnnxSignature sig = readOnnxSignature(bytes, path);
-  info.producer = sig.producer;
   const auto meta = [&](const std::string& k) {
     auto it = sig.metadata.find(k);
     return it == sig.metadata.end() ? std::string() : it->second;
@@ -145,9 +133,8 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
     const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
     try {
       std::string load = bytes;
-      int widened = 0;
       try {
-        load = widenFloat16Initializers(bytes, &widened);  // OpenCV 4.6 reads no FLOAT16 tensors
+        load = widenFloat16Initializers(bytes);  // OpenCV 4.6 reads no FLOAT16 tensors
       } catch (const Error&) {
         load = bytes;  // fp16 used otherwise: OpenCV's own error follows
       }
@@ -157,7 +144,7 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
       impl_->opencv = info.in_process = true;
       info.runtime = "OpenCV DNN " + std::string(CV_VERSION);
     } catch (const cv::Exception& e) {
-      opencv_error = "OpenCV DNN cannot load it (" + oneLine(e) + ")";
+      opencv_error = "OpenCV DNN cannot load it (" + oneLineOpenCvError(e.what()) + ")";
     }
     cv::utils::logging::setLogLevel(level);
   } else {
@@ -195,7 +182,8 @@ std::vector<at::Tensor> OnnxDetector::Impl::runExact(const std::vector<at::Tenso
       net.setInput(blob, input_name);
       y = net.forward(output_name);
     } catch (const cv::Exception& e) {
-      fail(info.path, ": OpenCV DNN failed to run the graph on ", x.sizes(), ": ", oneLine(e));
+      fail(info.path, ": OpenCV DNN failed to run the graph on ", x.sizes(), ": ",
+           oneLineOpenCvError(e.what()));
     }
     std::vector<int64_t> dims;
     for (int d = 0; d < y.dims; ++d) dims.push_back(y.size[d]);

@@ -25,7 +25,6 @@ struct OnnxModelInfo {
   int stride = 32;                 ///< metadata stride (32 when not said)
   bool end2end = false;            ///< [N, k, 6] detections (NMS-free), not [N, 4+nc, anchors]
   std::string runtime;             ///< "OpenCV DNN 4.6.0", "ONNX Runtime 1.30.0 (onnxruntime-node ...)"
-  std::string producer;            ///< who wrote the file ("YOLO Workbench 0.3.0", "pytorch 2.5.1")
   bool in_process = false;         ///< OpenCV DNN runs it here; false: ONNX Runtime in a child process
   bool fixedSize() const { return height > 0 && width > 0; }
 };

@@ -253,10 +253,6 @@ OnnxSignature readOnnxSignature(const std::string& bytes, const std::string& whe
     s.outputs.push_back(valueOf(v, &s.output_types.back()));
   }
   for (const auto& p : model.metadata_props()) s.metadata[p.key()] = p.value();
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") s.opset = o.version();
-  s.producer = model.producer_name();
-  if (!model.producer_version().empty()) s.producer += " " + model.producer_version();
   return s;
 }
 

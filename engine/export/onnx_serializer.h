@@ -31,14 +31,12 @@ std::string widenFloat16Initializers(const std::string& bytes, int* widened = nu
 float halfBitsToFloat(uint16_t bits);
 
 /// What a serialised model declares to its users: the graph's inputs and outputs (initializers that are
-/// also listed as inputs are left out) with their element types, its opset and producer, and its
-/// metadata_props (where Ultralytics and our export keep names, imgsz, stride, batch, end2end).
+/// also listed as inputs are left out) with their element types, and its metadata_props (where Ultralytics
+/// and our export keep names, imgsz, stride, batch, end2end).
 struct OnnxSignature {
   std::vector<OnnxValue> inputs, outputs;
   std::vector<std::string> input_types, output_types;  ///< "float32", "float16", ... ("type N" otherwise)
   std::map<std::string, std::string> metadata;
-  int64_t opset = 0;  ///< of the default ("" or "ai.onnx") domain
-  std::string producer;
 };
 
 /// Reads the signature of serialised model bytes. Throws ywb::Error when they are not an ONNX ModelProto

@@ -72,6 +72,18 @@ std::string openCvDnnVersion() {
 #endif
 }
 
+std::string oneLineOpenCvError(const std::string& what) {
+  // OpenCV nests the node's error in lines starting with '>'.
+  std::string error;
+  for (size_t i = 0; i < what.size(); ++i) {
+    if (what[i] == '\n' && i + 1 < what.size() && what[i + 1] == '>') ++i;
+    const char c = what[i] == '\n' || what[i] == '>' ? ' ' : what[i];
+    if (c != ' ' || (!error.empty() && error.back() != ' ')) error += c;
+  }
+  while (!error.empty() && error.back() == ' ') error.pop_back();
+  return error;
+}
+
 std::string openCvLoadError(const std::string& onnx_bytes) {
 #ifdef YW_HAVE_OPENCV_DNN
   // Quiet: the importer also logs the failure on stderr, and the caller reports it.
@@ -80,16 +92,9 @@ std::string openCvLoadError(const std::string& onnx_bytes) {
   try {
     cv::dnn::readNetFromONNX(onnx_bytes.data(), onnx_bytes.size());
   } catch (const cv::Exception& e) {
-    // One line: OpenCV nests the node's error in lines starting with '>'.
-    const std::string m = message(e);
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (m[i] == '\n' && i + 1 < m.size() && m[i + 1] == '>') ++i;
-      const char c = m[i] == '\n' || m[i] == '>' ? ' ' : m[i];
-      if (c != ' ' || (!error.empty() && error.back() != ' ')) error += c;
-    }
+    error = oneLineOpenCvError(e.what());
   }
   cv::utils::logging::setLogLevel(level);
-  while (!error.empty() && error.back() == ' ') error.pop_back();
   return error;
 #else
   (void)onnx_bytes;

@@ -16,6 +16,10 @@ namespace ywb::onnx_export {
 /// Whether OpenCV DNN is compiled in (YW_HAVE_OPENCV_DNN) and its version ("4.6.0"), or "".
 std::string openCvDnnVersion();
 
+/// An OpenCV exception's text (what()) on one line: its nested lines joined, '>' markers and runs of spaces
+/// dropped.
+std::string oneLineOpenCvError(const std::string& what);
+
 /// OpenCV DNN's error when it cannot load the graph ("" when it loads, or when OpenCV DNN is not built in).
 std::string openCvLoadError(const std::string& onnx_bytes);
 

@@ -35,7 +35,6 @@ struct Validatee {
   std::unique_ptr<onnx_export::OnnxDetector> onnx;
   std::vector<std::string> names;
   LoaderOptions loader;
-  std::string runtime;
 };
 
 Validatee openValidatee(const ValOptions& o, const at::Device& device) {
@@ -45,7 +44,6 @@ Validatee openValidatee(const ValOptions& o, const at::Device& device) {
     v.names = v.lm.names;
     v.loader = validationLoaderOptions(o.imgsz > 0 ? o.imgsz : v.lm.imgsz, o.batch, o.workers);
     v.loader.rect = o.rect;
-    v.runtime = "LibTorch " + torchBuildInfo().version;
     return v;
   }
   v.onnx = std::make_unique<onnx_export::OnnxDetector>(o.weights);
@@ -55,12 +53,10 @@ Validatee openValidatee(const ValOptions& o, const at::Device& device) {
   // Ultralytics' rule for a fixed-size export: square batches of its own size and batch.
   const int imgsz = onnx_export::onnxImageSize(info, o.imgsz);
   const bool rect = o.rect && !info.fixedSize();
-  int batch = o.batch;
-  if (info.batch > 0) batch = int(info.batch);
+  const int batch = info.batch > 0 ? int(info.batch) : o.batch;
   v.loader = validationLoaderOptions(imgsz, batch, o.workers);
   v.loader.rect = rect;
   v.loader.stride = info.stride;
-  v.runtime = info.runtime;
   return v;
 }
 
@@ -98,7 +94,6 @@ ValReport validateWeights(const ValOptions& o) {
     ValidationResult r;
     if (m.onnx) {
       r = runOnnxValidation(*m.onnx, loader, int(m.names.size()), vo, o.cancel);
-      m.runtime = m.onnx->info().runtime;  // with the versions, once it ran
     } else {
       // The model's loss with the default gains, under the rules of the Ultralytics release its modules
       // follow (an 8.3 checkpoint's losses as 8.3's validator computes them).
@@ -135,7 +130,8 @@ ValReport validateWeights(const ValOptions& o) {
     if (r.has_losses) rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
     rep.end2end_model = m.onnx ? m.onnx->info().end2end : m.lm.model->end2end();
-    rep.runtime = m.runtime;
+    // ONNX Runtime's versions are known once it ran
+    rep.runtime = m.onnx ? m.onnx->info().runtime : "LibTorch " + torchBuildInfo().version;
     rep.rect = m.loader.rect;
     rep.imgsz = m.loader.imgsz;
     rep.batch = m.loader.batch;

@@ -47,7 +47,7 @@ QString verificationText(const ExportedFile& f) {
 
 QString diffText(const ExportedFile& f) {
   const ExportVerification& v = f.verification;
-  if (!v.ran || f.format != "onnx") return QString();
+  if (!v.ran || f.format == "safetensors") return QString();
   return QObject::tr("boxes %1 px, scores %2 (%3 images)")
       .arg(v.max_abs_diff_boxes, 0, 'g', 3)
       .arg(v.max_abs_diff_scores, 0, 'g', 3)
@@ -89,14 +89,20 @@ void ExportTab::buildForm() {
   onnx_->setChecked(onnxExportAvailable());
   onnx_->setEnabled(onnxExportAvailable());
   if (!onnxExportAvailable()) onnx_->setToolTip(tr("This build has no ONNX (install libonnx-dev)"));
+  torchscript_ = new QCheckBox(tr("TorchScript (the fused model traced at a fixed size and batch, output as "
+                                  "ONNX's; fp32; runs in LibTorch and PyTorch)"),
+                               this);
+  torchscript_->setObjectName("exportTorchScript");
   form->addRow(tr("Formats"), safetensors_);
   form->addRow(QString(), onnx_);
+  form->addRow(QString(), torchscript_);
   imgsz_ = new QSpinBox(this);
   imgsz_->setObjectName("exportImgsz");
   imgsz_->setRange(0, 4096);
   imgsz_->setSingleStep(32);
   imgsz_->setSpecialValueText(tr("as trained"));
-  imgsz_->setToolTip(tr("ONNX input size; rounded up to a multiple of the model's largest stride"));
+  imgsz_->setToolTip(
+      tr("ONNX and TorchScript input size; rounded up to a multiple of the model's largest stride"));
   form->addRow(tr("Image size"), imgsz_);
   half_ = new QCheckBox(tr("fp16 weights (ONNX: fp16 storage with Cast nodes, fp32 compute and I/O)"), this);
   half_->setObjectName("exportHalf");
@@ -107,7 +113,8 @@ void ExportTab::buildForm() {
   batch_ = new QSpinBox(this);
   batch_->setObjectName("exportBatch");
   batch_->setRange(1, 256);
-  form->addRow(tr("ONNX batch"), batch_);
+  batch_->setToolTip(tr("The fixed batch of a static ONNX graph and of a TorchScript model"));
+  form->addRow(tr("Batch"), batch_);
   opset_ = new QSpinBox(this);
   opset_->setObjectName("exportOpset");
   opset_->setRange(12, 13);  // what the engine writes (ExportOptions::opset)
@@ -121,8 +128,8 @@ void ExportTab::buildForm() {
   end2end_->setChecked(ExportOptions{}.end2end);
   form->addRow(tr("End-to-end"), end2end_);
   verify_ =
-      new QCheckBox(tr("read every export back; run ONNX against LibTorch (OpenCV DNN; ONNX Runtime for "
-                       "the end-to-end graph)"),
+      new QCheckBox(tr("read every export back and run it against LibTorch (ONNX: OpenCV DNN, ONNX Runtime "
+                       "for the end-to-end graph; TorchScript: its interpreter)"),
                     this);
   verify_->setObjectName("exportVerify");
   verify_->setChecked(true);
@@ -179,22 +186,25 @@ void ExportTab::buildForm() {
     if (!p.isEmpty()) setVerifySource(p);
   });
   connect(run_, &QPushButton::clicked, this, &ExportTab::startExport);
-  for (QCheckBox* c : {onnx_, dynamic_, verify_})
+  for (QCheckBox* c : {onnx_, torchscript_, dynamic_, verify_})
     connect(c, &QCheckBox::toggled, this, &ExportTab::syncEnabled);
 }
 
 void ExportTab::syncEnabled() {
   const bool idle = !exporting_;
-  const bool onnx = onnx_->isChecked();
-  for (QWidget* w : std::initializer_list<QWidget*>{weights_, safetensors_, imgsz_, half_, verify_})
+  const bool onnx = onnx_->isChecked(), ts = torchscript_->isChecked();
+  for (QWidget* w : std::initializer_list<QWidget*>{weights_, safetensors_, torchscript_, imgsz_, verify_})
     w->setEnabled(idle);
   onnx_->setEnabled(idle && onnxExportAvailable());
+  if (ts) half_->setChecked(false);  // TorchScript is traced in fp32 (ExportOptions::half refuses it)
+  half_->setEnabled(idle && !ts);
   dynamic_->setEnabled(idle && onnx);
-  batch_->setEnabled(idle && onnx && !dynamic_->isChecked());  // a dynamic graph has a symbolic batch
+  // A dynamic graph has a symbolic batch; a TorchScript model always a fixed one.
+  batch_->setEnabled(idle && ((onnx && !dynamic_->isChecked()) || ts));
   opset_->setEnabled(idle && onnx);
-  end2end_->setEnabled(idle && onnx);
-  source_->setEnabled(idle && onnx && verify_->isChecked());
-  verify_images_->setEnabled(idle && onnx && verify_->isChecked());
+  end2end_->setEnabled(idle && (onnx || ts));
+  source_->setEnabled(idle && (onnx || ts) && verify_->isChecked());
+  verify_images_->setEnabled(idle && (onnx || ts) && verify_->isChecked());
   run_->setEnabled(idle);
 }
 
@@ -212,6 +222,7 @@ ExportOptions ExportTab::options() const {
   o.formats.clear();
   if (safetensors_->isChecked()) o.formats.push_back("safetensors");
   if (onnx_->isChecked()) o.formats.push_back("onnx");
+  if (torchscript_->isChecked()) o.formats.push_back("torchscript");
   o.imgsz = imgsz_->value();
   o.half = half_->isChecked();
   o.dynamic = dynamic_->isChecked();

@@ -58,6 +58,7 @@ class ExportTab : public QWidget {
   QLineEdit* weights_ = nullptr;
   QCheckBox* safetensors_ = nullptr;
   QCheckBox* onnx_ = nullptr;
+  QCheckBox* torchscript_ = nullptr;
   QSpinBox* imgsz_ = nullptr;
   QCheckBox* half_ = nullptr;
   QCheckBox* dynamic_ = nullptr;

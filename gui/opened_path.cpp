@@ -58,7 +58,7 @@ QString weightsFileFilter() {
 }
 
 QString inferenceFileFilter() {
-  return QObject::tr("Weights and ONNX graphs (%1 *.onnx)").arg(weightsPatterns()) + ";;" +
+  return QObject::tr("Weights and exported models (%1 *.onnx *.torchscript)").arg(weightsPatterns()) + ";;" +
          weightsFileFilter();
 }
 

@@ -34,7 +34,7 @@ PredictionsTab::PredictionsTab(QWidget* parent) : QWidget(parent) {
   weights_ = new QLineEdit(this);
   weights_->setObjectName("predWeights");
   weights_->setPlaceholderText(
-      tr("weights/best.safetensors of a run (or exported weights, or an ONNX graph)"));
+      tr("weights/best.safetensors of a run (or exported weights, an ONNX graph or a TorchScript model)"));
   data_ = new QLineEdit(this);
   data_->setObjectName("predData");
   data_->setPlaceholderText(tr("data.yaml"));

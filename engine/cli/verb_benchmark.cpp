@@ -31,9 +31,9 @@ nlohmann::ordered_json rowJson(const FormatBenchmarkRow& r) {
 std::string rowLine(const FormatBenchmarkRow& r) {
   char line[512];
   if (!r.ok) {
-    std::snprintf(line, sizeof line, "%-24s %-6s %s", r.format.c_str(), "failed", r.error.c_str());
+    std::snprintf(line, sizeof line, "%-32s %-6s %s", r.format.c_str(), "failed", r.error.c_str());
   } else {
-    std::snprintf(line, sizeof line, "%-24s %-6s %9.1f %9.4f %7.4f %14.1f %10.1f %7.1f   %s",
+    std::snprintf(line, sizeof line, "%-32s %-6s %9.1f %9.4f %7.4f %14.1f %10.1f %7.1f   %s",
                   r.format.c_str(), "ok", r.size_mb, r.map, r.map50, r.ms_inference, r.ms_total,
                   r.ms_total > 0 ? 1000.0 / r.ms_total : 0.0, r.runtime.c_str());
   }
@@ -54,7 +54,7 @@ int runBenchmark(const Args& a) {
   if (o.weights.empty() || o.data.empty()) throw Error("benchmark needs weights=FILE and data=DATA.yaml");
   o.out_dir = newRunDir(a.str("project", "runs/detect"), a.str("name", "benchmark"));
   const char* header =
-      "Format                   Status Size (MB)  mAP50-95   mAP50  Inference (ms/im) "
+      "Format                           Status Size (MB)  mAP50-95   mAP50  Inference (ms/im) "
       "Total (ms/im)    FPS   Runtime";
   if (!a.json) {
     std::printf("Benchmarking %s on %s (%s split); exports in %s\n%s\n", o.weights.c_str(), o.data.c_str(),
@@ -94,13 +94,17 @@ const RegisterVerb reg{
      "weights=FILE data=DATA.yaml [imgsz=from weights] [batch=16] [workers=2] [device=cpu|0] [split=val]\n"
      "        [project=runs/detect] [name=benchmark] [--json]\n\n"
      "Validates the weights, then exports them to each format this program writes (safetensors, ONNX, ONNX\n"
-     "with fp16 weights; for an end-to-end model (YOLO26) its NMS-free ONNX graph and its one-to-many\n"
-     "graph) into a new run folder and validates every export the same way (`ywb val`: same loader,\n"
+     "with fp16 weights, TorchScript; for an end-to-end model (YOLO26) its NMS-free ONNX graph and its\n"
+     "one-to-many graph) into a new run folder and validates every export the same way (`ywb val`: same "
+     "loader,\n"
      "NMS and COCO-exact metrics). ONNX graphs are exported with dynamic sizes, so every row sees the\n"
      "same rectangular batches and differs by format alone; they run in OpenCV DNN, or in ONNX Runtime\n"
-     "where OpenCV cannot. Each row: size, mAP50-95, mAP50, inference and total time per image, and\n"
-     "the runtime. The weights are validated twice and the second time is shown, so that the process's\n"
-     "one-time set-up does not weigh on the first row only; every validation warms up on its first batch.\n"
+     "where OpenCV cannot. TorchScript is traced at a fixed size and batch (imgsz, batch=), so its row\n"
+     "(\"squares\") is validated on square batches, as Ultralytics validates fixed-size exports; its\n"
+     "numbers compare with `ywb val rect=false` of the weights. Each row: size, mAP50-95, mAP50,\n"
+     "inference and total time per image, and the runtime. The weights are validated twice and the\n"
+     "second time is shown, so that the process's one-time set-up does not weigh on the first row only;\n"
+     "every validation warms up on its first batch.\n"
      "A format that fails is a row saying why; the others go on, and the exit status is 3.\n"
      "The table is also written to benchmarks.txt and benchmarks.json in the run folder.",
      runBenchmark}};

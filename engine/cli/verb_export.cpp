@@ -52,8 +52,9 @@ int runExport(const Args& a) {
 }
 
 const RegisterVerb reg{
-    {"export", "export weights to safetensors and/or ONNX, verified by a second reader/runtime",
-     "weights=FILE format=safetensors,onnx [imgsz=from weights] [half=false] [dynamic=false] [batch=1]\n"
+    {"export", "export weights to safetensors, ONNX and/or TorchScript, each verified by reading it back",
+     "weights=FILE format=safetensors,onnx,torchscript [imgsz=from weights] [half=false] [dynamic=false] "
+     "[batch=1]\n"
      "        [opset=12] [end2end=true] [max_det=300] [verify=true] [source=IMAGE|DIR|LIST.txt|PATTERN] "
      "[verify_images=4]\n"
      "        [out_dir=DIR] [name=STEM] [--json]\n\n"
@@ -85,6 +86,15 @@ const RegisterVerb reg{
      "               equal, boxes within 1e-4 x the box scale, scores within 1e-4. end2end=false exports "
      "the\n"
      "               one-to-many head instead ([N, 4+nc, anchors], for NMS; verified in OpenCV DNN).\n"
+     "  torchscript  the fused model traced by LibTorch at [batch, 3, imgsz, imgsz] (fixed batch and size, "
+     "as\n"
+     "               Ultralytics' format=torchscript), forward(images) giving what ONNX's output0 gives "
+     "(YOLO26:\n"
+     "               the end-to-end rows, or with end2end=false the one-to-many head); fp32 (half=true is\n"
+     "               refused). Ultralytics' metadata in the archive's config.txt (names, imgsz, stride,\n"
+     "               batch, task, end2end), so `ywb val`/`predict` and Ultralytics run it; torch::jit::load\n"
+     "               and torch.jit.load load it. Verified by loading it back and running it in LibTorch's\n"
+     "               TorchScript interpreter against the unfused modules (same criterion as ONNX).\n"
      "Each exported file gets a <file>.report.txt next to it with what is printed here, including the\n"
      "runtime that verified it.\n\n"
      "Exit status: 0 when exported (and verified, where a check could run), 3 when a verification failed,\n"

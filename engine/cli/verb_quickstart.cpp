@@ -110,7 +110,9 @@ int runQuickstart(const Args& a) {
               s.run_dir.c_str());
   std::printf(
       "  ywb train data=path/to/your/data.yaml model=yolov8n.yaml epochs=100   # train on your data\n");
-  std::printf("  ywb export weights=%s format=onnx   # export for deployment\n", weights.c_str());
+  std::printf("  ywb export weights=%s format=onnx,torchscript   # export for deployment\n", weights.c_str());
+  std::printf("  ywb benchmark weights=%s data=%s   # what each exported format scores and costs\n",
+              weights.c_str(), q.train.data.c_str());
   return s.stopped ? 130 : 0;
 }
 

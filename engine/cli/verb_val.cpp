@@ -143,6 +143,9 @@ const RegisterVerb reg{
      "the same loader, NMS and metrics, so its numbers compare with its weights'. A fixed-size graph is\n"
      "validated on square batches of its own size and batch (as Ultralytics does); a dynamic one as the\n"
      "weights. rect=false letterboxes every image to imgsz x imgsz (what a fixed-size graph sees).\n"
+     "weights= may also be an exported TorchScript model (best.torchscript, ours or Ultralytics'), run by\n"
+     "LibTorch's TorchScript interpreter on the CPU: traced at one size and batch, it is validated as a\n"
+     "fixed-size graph. A TorchScript file holds code that runs: use only files you trust.\n"
      "save_txt=true writes labels/<stem>.txt into the run folder: each image's detections as YOLO labels\n"
      "(class cx cy w h, normalised; save_conf=true adds the confidence), as Ultralytics' val.\n" +
          augmentHelp(),

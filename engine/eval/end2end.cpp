@@ -9,7 +9,7 @@
 
 namespace ywb::eval {
 
-std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, int max_det) {
+at::Tensor end2endTopK(const at::Tensor& pred, int max_det) {
   if (pred.dim() != 3 || pred.size(1) < 5)
     fail("end2endDetections: expected [N, 4+nc, A], got ", pred.sizes());
   if (max_det < 1) fail("max_det must be >= 1, got ", max_det);
@@ -26,7 +26,13 @@ std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, i
   const auto [best, flat] = kept_scores.flatten(1).topk(k, 1);  // [N, k]
   const at::Tensor row = flat.div(nc, "floor"), cls = flat.remainder(nc);
   const at::Tensor b = kept_boxes.gather(1, row.unsqueeze(-1).expand({n, k, 4}));
-  const at::Tensor out = at::cat({b, best.unsqueeze(-1), cls.unsqueeze(-1).to(at::kFloat)}, -1);  // [N,k,6]
+  return at::cat({b, best.unsqueeze(-1), cls.unsqueeze(-1).to(at::kFloat)}, -1);  // [N, k, 6]
+}
+
+std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, int max_det) {
+  const at::Tensor out = end2endTopK(pred, max_det);
+  const at::Tensor best = out.select(2, 4);  // [N, k]
+  const int64_t n = out.size(0);
   std::vector<at::Tensor> dets;
   dets.reserve(size_t(n));
   for (int64_t i = 0; i < n; ++i)

@@ -15,6 +15,10 @@ namespace ywb::eval {
 /// same layout as nonMaxSuppression().
 std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf = 0.001, int max_det = 300);
 
+/// end2endDetections() before its conf cut, as one tensor: [N, min(max_det, A), 6], every row kept (what an
+/// exported end-to-end model outputs).
+at::Tensor end2endTopK(const at::Tensor& pred, int max_det = 300);
+
 /// The detections of an exported end-to-end graph's output `rows` ([N, k, 6], x1, y1, x2, y2, score, class,
 /// highest score first, as end2endDetections() computes them before its conf cut): per image the rows with
 /// score > conf among the first max_det, as a float [m, 6] tensor, as Ultralytics reads such an output.

@@ -76,24 +76,33 @@ DetectionsMatch compareDetections(const at::Tensor& got_in, const at::Tensor& re
 at::Tensor end2endReference(model::DetectionModel& model, const at::Tensor& x, int max_det) {
   torch::NoGradGuard no_grad;
   const at::Tensor pred = model->detect()->decode(model->forwardInference(x, /*end2end=*/true));
-  // conf -1: every row (scores are >= 0), as the graph outputs them.
-  return at::stack(eval::end2endDetections(pred, -1.0, max_det), 0);
+  return eval::end2endTopK(pred, max_det);
 }
 
 ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, model::DetectionModel& model,
                                                  const std::vector<at::Tensor>& inputs, int max_det,
                                                  double tol) {
   ExportVerification v;
-  v.tolerance = tol;
-  v.criterion =
-      "every detection row (x1 y1 x2 y2 score class) of ONNX Runtime matches LibTorch's NMS-free "
-      "inference: class equal, |box diff| <= " +
-      std::to_string(tol) + " x max(1, max |box|), |score diff| <= " + std::to_string(tol) +
-      " (rows of near-equal scores may swap; see rows)";
+  setEnd2EndCriterion(v, "ONNX Runtime", tol);
   const std::optional<OnnxRuntimeRun> run = runForVerification(
       v, onnx_path, inputs, "ONNX Runtime is needed to run the end-to-end graph (OpenCV DNN has no TopK)",
       "LibTorch's end2endDetections");
   if (!run) return v;
+  compareEnd2EndOutputs(v, run->outputs, model, inputs, max_det);
+  return v;
+}
+
+void setEnd2EndCriterion(ExportVerification& v, const std::string& runtime, double tol) {
+  v.tolerance = tol;
+  v.criterion = "every detection row (x1 y1 x2 y2 score class) of " + runtime +
+                " matches LibTorch's NMS-free inference: class equal, |box diff| <= " + std::to_string(tol) +
+                " x max(1, max |box|), |score diff| <= " + std::to_string(tol) +
+                " (rows of near-equal scores may swap; see rows)";
+}
+
+void compareEnd2EndOutputs(ExportVerification& v, const std::vector<at::Tensor>& outputs,
+                           model::DetectionModel& model, const std::vector<at::Tensor>& inputs, int max_det) {
+  const double tol = v.tolerance;
   const bool was_training = model->is_training();
   model->eval();
   const at::Device device = model->parameters().front().device();
@@ -101,12 +110,12 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
   for (size_t i = 0; i < inputs.size(); ++i) {
     const at::Tensor ref = end2endReference(model, inputs[i].to(device), max_det).to(at::kCPU);
     v.input_shapes.emplace_back(inputs[i].sizes().begin(), inputs[i].sizes().end());
-    if (run->outputs[i].sizes() != ref.sizes()) {
+    if (outputs.at(i).sizes() != ref.sizes()) {
       model->train(was_training);
-      v.note = outputShapeMismatch(run->outputs[i], ref);
-      return v;
+      v.note = outputShapeMismatch(outputs[i], ref);
+      return;
     }
-    const DetectionsMatch m = compareDetections(run->outputs[i], ref, tol);
+    const DetectionsMatch m = compareDetections(outputs[i], ref, tol);
     total.rows += m.rows;
     total.reordered += m.reordered;
     total.boundary += m.boundary;
@@ -132,7 +141,6 @@ ExportVerification compareEnd2EndWithOnnxRuntime(const std::string& onnx_path, m
   if (!v.passed)
     v.note = "outputs differ beyond the tolerance" +
              (total.first_mismatch.empty() ? std::string() : ": first at " + total.first_mismatch);
-  return v;
 }
 
 }  // namespace ywb::onnx_export

@@ -31,6 +31,16 @@ DetectionsMatch compareDetections(const at::Tensor& got, const at::Tensor& ref, 
 /// LibTorch's end-to-end detections [N, min(max_det, A), 6] for x (every row, no confidence threshold).
 at::Tensor end2endReference(model::DetectionModel& model, const at::Tensor& x, int max_det);
 
+/// v.tolerance and v.criterion of a comparison of `runtime`'s rows ("ONNX Runtime", "TorchScript") with
+/// LibTorch's to `tol`.
+void setEnd2EndCriterion(ExportVerification& v, const std::string& runtime, double tol);
+
+/// Compares `outputs` (a second runtime's [N, k, 6] rows, one per input) with end2endReference() of `model`
+/// on `inputs`, to v.tolerance (setEnd2EndCriterion first): fills ran, passed, rows, the differences,
+/// input_shapes and images, or the note when a shape differs.
+void compareEnd2EndOutputs(ExportVerification& v, const std::vector<at::Tensor>& outputs,
+                           model::DetectionModel& model, const std::vector<at::Tensor>& inputs, int max_det);
+
 /// Runs the graph at `onnx_path` in ONNX Runtime on each input and compares with end2endReference() of
 /// `model` (the export passes the unfused model, or the fused one with fp16-rounded weights for half=true).
 /// Criterion: no mismatched row, classes equal, max |box diff| <= tol x max(1, box scale), max |score diff|

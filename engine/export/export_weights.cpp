@@ -12,6 +12,7 @@
 #include "export/onnx_metadata.h"
 #include "export/onnx_serializer.h"
 #include "export/onnx_verifier.h"
+#include "export/torchscript_export.h"
 #include "export/weights_export.h"
 #include "export/yolo_onnx_builder.h"
 #include "train/model_loader.h"
@@ -37,21 +38,14 @@ std::string outputPath(const ExportOptions& o, const std::string& suffix) {
 
 // What an Ultralytics export format name is, for the message refusing it: ONNX is the way to all of them.
 std::string ultralyticsFormat(const std::string& f) {
-  static const std::map<std::string, std::string> k = {{"torchscript", "TorchScript"},
-                                                       {"openvino", "OpenVINO"},
-                                                       {"engine", "TensorRT"},
-                                                       {"coreml", "CoreML"},
-                                                       {"saved_model", "TF SavedModel"},
-                                                       {"pb", "TF GraphDef"},
-                                                       {"tflite", "TF Lite"},
-                                                       {"edgetpu", "Edge TPU"},
-                                                       {"tfjs", "TF.js"},
-                                                       {"paddle", "PaddlePaddle"},
-                                                       {"mnn", "MNN"},
-                                                       {"ncnn", "NCNN"},
-                                                       {"imx", "IMX"},
-                                                       {"rknn", "RKNN"},
-                                                       {"executorch", "ExecuTorch"}};
+  static const std::map<std::string, std::string> k = {
+      {"openvino", "OpenVINO"},   {"engine", "TensorRT"},
+      {"coreml", "CoreML"},       {"saved_model", "TF SavedModel"},
+      {"pb", "TF GraphDef"},      {"tflite", "TF Lite"},
+      {"edgetpu", "Edge TPU"},    {"tfjs", "TF.js"},
+      {"paddle", "PaddlePaddle"}, {"mnn", "MNN"},
+      {"ncnn", "NCNN"},           {"imx", "IMX"},
+      {"rknn", "RKNN"},           {"executorch", "ExecuTorch"}};
   const auto it = k.find(f);
   if (it == k.end()) return "unknown; ";
   return "Ultralytics' " + it->second + " export, which ywb does not write (export onnx: " + it->second +
@@ -265,15 +259,17 @@ ExportReport exportWeights(const ExportOptions& o) {
   return guarded("export", [&] {
     if (o.weights.empty()) fail("export needs weights=FILE (a checkpoint or weights .safetensors)");
     if (!fs::is_regular_file(o.weights)) fail("weights=", o.weights, ": no such file");
-    if (o.formats.empty()) fail("export needs at least one format (safetensors, onnx)");
-    bool want_st = false, want_onnx = false;
+    if (o.formats.empty()) fail("export needs at least one format (safetensors, onnx, torchscript)");
+    bool want_st = false, want_onnx = false, want_ts = false;
     for (const auto& f : o.formats) {
       if (f == "safetensors")
         want_st = true;
       else if (f == "onnx")
         want_onnx = true;
+      else if (f == "torchscript")
+        want_ts = true;
       else
-        fail("format=", f, ": ", ultralyticsFormat(f), "supported: safetensors, onnx");
+        fail("format=", f, ": ", ultralyticsFormat(f), "supported: safetensors, onnx, torchscript");
     }
     if (want_onnx && !onnx_export::onnxAvailable()) onnx_export::serializeOnnx({});  // throws the clear error
     if (o.opset < 12 || o.opset > 13) fail("opset=", o.opset, ": supported opsets are 12 and 13");
@@ -295,6 +291,8 @@ ExportReport exportWeights(const ExportOptions& o) {
         int(((want + smax - 1) / smax) * smax);  // like Ultralytics' check_imgsz: round up to the stride
     if (want_st) r.files.push_back(exportSafetensors(o, lm, src));
     if (want_onnx) r.files.push_back(exportOnnx(o, lm, r.imgsz));
+    if (want_ts)
+      r.files.push_back(torchscript::exportTorchScript(o, lm, r.imgsz, outputPath(o, ".torchscript")));
     for (const auto& f : r.files) writeReportFile(r, f);
     return r;
   });
@@ -318,7 +316,7 @@ std::string formatExportReport(const ExportReport& r) {
     s += std::string("    verification: ") + (v.passed ? "PASSED" : "FAILED") + " - " + v.method + "\n";
     if (!v.runtime.empty()) s += "      runtime: " + v.runtime + "\n";
     if (!v.rows.empty()) s += "      rows: " + v.rows + "\n";
-    if (f.format == "onnx") {
+    if (f.format == "onnx" || f.format == "torchscript") {
       s += "      max |diff| boxes " + num(v.max_abs_diff_boxes) + " px (box scale " + num(v.box_scale) +
            "), scores " + num(v.max_abs_diff_scores) + " over " + std::to_string(v.images) + " image(s)\n";
       if (v.fp16_effect_measured)

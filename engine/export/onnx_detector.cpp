@@ -1,6 +1,5 @@
 #include "export/onnx_detector.h"
 
-#include <algorithm>
 #include <filesystem>
 
 #include "core/atomic_file.h"
@@ -21,7 +20,7 @@ namespace fs = std::filesystem;
 namespace ywb::onnx_export {
 
 struct OnnxDetector::Impl {
-  OnnxModelInfo info;
+  exported::ExportedModelInfo info;
   std::string input_name, output_name;
 #ifdef YW_HAVE_OPENCV_DNN
   cv::dnn::Net net;
@@ -53,36 +52,10 @@ std::string dimsText(const OnnxValue& v) {
 
 }  // namespace
 
-bool isOnnxPath(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return ext == ".onnx";
-}
-
-int onnxImageSize(const OnnxModelInfo& info, int requested) {
-  if (!info.fixedSize()) return requested > 0 ? requested : info.imgsz > 0 ? info.imgsz : 640;
-  if (info.height != info.width)
-    fail(info.path, " takes ", info.height, " x ", info.width,
-         " images; its images are letterboxed to "
-         "squares here: export a square imgsz or with dynamic=true");
-  if (requested > 0 && requested != info.height)
-    fail(info.path, " takes ", info.height, " x ", info.width,
-         " images only (a fixed-size graph), not imgsz=", requested,
-         ": leave imgsz out or export with dynamic=true");
-  return int(info.height);
-}
-
-void checkOnnxOptions(const OnnxModelInfo& info, bool end2end, bool augment) {
-  if (info.end2end && !end2end)
-    fail(info.path,
-         " holds an end-to-end (NMS-free) graph only; export with end2end=false for the "
-         "one-to-many head with NMS");
-  if (augment) fail("augment=true needs the model's own weights: ", info.path, " runs one pass per image");
-}
-
 OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  OnnxModelInfo& info = impl_->info;
+  exported::ExportedModelInfo& info = impl_->info;
   info.path = path;
+  info.format = "ONNX";
   if (!fs::is_regular_file(path)) fail(path, ": no such ONNX file");
   const std::string bytes = readFile(path);
   const OnnxSignature sig = readOnnxSignature(bytes, path);
@@ -162,7 +135,7 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
 
 OnnxDetector::~OnnxDetector() = default;
 
-const OnnxModelInfo& OnnxDetector::info() const {
+const exported::ExportedModelInfo& OnnxDetector::info() const {
   return impl_->info;
 }
 
@@ -199,41 +172,8 @@ std::vector<at::Tensor> OnnxDetector::Impl::runExact(const std::vector<at::Tenso
 }
 
 std::vector<at::Tensor> OnnxDetector::run(const std::vector<at::Tensor>& inputs) {
-  const OnnxModelInfo& info = impl_->info;
-  // Every input as the graph takes it: float32, contiguous, cut into parts of a fixed batch, the last part
-  // filled with copies of its last image. parts[i] lists (first part, part count, real images in the last).
-  std::vector<at::Tensor> feed;
-  struct Span {
-    size_t first, count;
-    int64_t images;
-  };
-  std::vector<Span> spans;
-  for (const at::Tensor& input : inputs) {
-    const at::Tensor x = input.to(at::kCPU, at::kFloat).contiguous();
-    if (x.dim() != 4 || x.size(1) != 3) fail(info.path, ": an input must be [N, 3, H, W], not ", x.sizes());
-    if (info.fixedSize() && (x.size(2) != info.height || x.size(3) != info.width))
-      fail(info.path, " takes ", info.height, " x ", info.width, " images only (a fixed-size graph), not ",
-           x.size(2), " x ", x.size(3));
-    const int64_t n = x.size(0), b = info.batch > 0 ? info.batch : n;
-    if (n < 1) fail(info.path, ": an input holds no image");
-    spans.push_back({feed.size(), size_t((n + b - 1) / b), n});
-    for (int64_t s = 0; s < n; s += b) {
-      at::Tensor part = x.narrow(0, s, std::min(b, n - s));
-      if (part.size(0) < b)
-        part = at::cat(
-            {part, part.narrow(0, part.size(0) - 1, 1).expand({b - part.size(0), 3, x.size(2), x.size(3)})});
-      feed.push_back(part.contiguous());
-    }
-  }
-  const std::vector<at::Tensor> got = impl_->runExact(feed);
-  if (got.size() != feed.size())
-    fail(info.path, ": the runtime gave ", got.size(), " outputs for ", feed.size(), " inputs");
-  std::vector<at::Tensor> outs;
-  for (const Span& s : spans) {
-    std::vector<at::Tensor> parts(got.begin() + long(s.first), got.begin() + long(s.first + s.count));
-    outs.push_back(at::cat(parts, 0).narrow(0, 0, s.images));
-  }
-  return outs;
+  return exported::runInModelBatches(
+      impl_->info, inputs, [this](const std::vector<at::Tensor>& xs) { return impl_->runExact(xs); });
 }
 
 }  // namespace ywb::onnx_export

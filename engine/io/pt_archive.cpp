@@ -51,8 +51,8 @@ PtArchive::PtArchive(const uint8_t* data, size_t size, const std::string& source
   if (code || zip_.find(prefix_ + "constants.pkl"))
     fail(source,
          ": a TorchScript archive (torch.jit.save, or Ultralytics' export format=torchscript): it holds"
-         " compiled code, not a checkpoint. Give the training checkpoint instead (Ultralytics'"
-         " weights/best.pt or a torch.save file)");
+         " compiled code, not a checkpoint (`ywb val` and `ywb predict` run it as an exported model). Give"
+         " the training checkpoint instead (Ultralytics' weights/best.pt or a torch.save file)");
   if (const ZipEntry* bo = zip_.find(prefix_ + "byteorder")) {
     const std::string order = text(zip_, *bo);
     if (order != "little")

@@ -73,6 +73,10 @@ FormatBenchmarkReport benchmarkFormats(const FormatBenchmarkOptions& o) {
     formats[1].name = "onnx end-to-end";
     formats.push_back({"onnx one-to-many + NMS", "onnx", false, false});
   }
+  // A traced model has a fixed size and batch: validated on square imgsz batches (Ultralytics' rule for
+  // fixed-size exports), which its row's name says, as its numbers differ from rectangular batches' by that.
+  formats.push_back(
+      {first.end2end_model ? "torchscript end-to-end, squares" : "torchscript, squares", "torchscript"});
   for (const Format& f : formats) {
     FormatBenchmarkRow row;
     row.format = f.name;
@@ -86,7 +90,8 @@ FormatBenchmarkReport benchmarkFormats(const FormatBenchmarkOptions& o) {
       e.half = f.half;
       e.end2end = f.end2end;
       e.dynamic = f.format == "onnx";  // the weights' own rectangular batches: rows differ by format alone
-      e.verify = false;                // the validation below is the check
+      e.batch = f.format == "torchscript" ? o.batch : 1;
+      e.verify = false;  // the validation below is the check
       const ExportReport x = exportWeights(e);
       row = validated(o, f.name, x.files.at(0).path);
     } catch (const Error& err) {

@@ -11,8 +11,8 @@
 #include "sys/torch_info.h"
 #include "train/detection_labels.h"
 #include "train/device.h"
+#include "train/exported_validation.h"
 #include "train/model_loader.h"
-#include "train/onnx_validation.h"
 #include "train/run_dir.h"
 #include "train/run_plots.h"
 #include "train/validator.h"
@@ -29,29 +29,29 @@ std::string newRunDir(const std::string& project, const std::string& name) {
 
 namespace {
 
-// What validates: a LibTorch model from weights, or an exported ONNX graph (its names, the loader it needs).
+// What validates: a LibTorch model from weights, or an exported model (its names, the loader it needs).
 struct Validatee {
   LoadedModel lm;
-  std::unique_ptr<onnx_export::OnnxDetector> onnx;
+  std::unique_ptr<exported::ExportedDetector> exported;
   std::vector<std::string> names;
   LoaderOptions loader;
 };
 
 Validatee openValidatee(const ValOptions& o, const at::Device& device) {
   Validatee v;
-  if (!onnx_export::isOnnxPath(o.weights)) {
+  if (!exported::isExportedModelPath(o.weights)) {
     v.lm = loadModelWeights(o.weights, device);
     v.names = v.lm.names;
     v.loader = validationLoaderOptions(o.imgsz > 0 ? o.imgsz : v.lm.imgsz, o.batch, o.workers);
     v.loader.rect = o.rect;
     return v;
   }
-  v.onnx = std::make_unique<onnx_export::OnnxDetector>(o.weights);
-  const onnx_export::OnnxModelInfo& info = v.onnx->info();
+  v.exported = exported::openExportedDetector(o.weights);
+  const exported::ExportedModelInfo& info = v.exported->info();
   v.names = info.names;
-  onnx_export::checkOnnxOptions(info, o.end2end, o.augment);
+  exported::checkExportedOptions(info, o.end2end, o.augment);
   // Ultralytics' rule for a fixed-size export: square batches of its own size and batch.
-  const int imgsz = onnx_export::onnxImageSize(info, o.imgsz);
+  const int imgsz = exported::exportedImageSize(info, o.imgsz);
   const bool rect = o.rect && !info.fixedSize();
   const int batch = info.batch > 0 ? int(info.batch) : o.batch;
   v.loader = validationLoaderOptions(imgsz, batch, o.workers);
@@ -92,8 +92,8 @@ ValReport validateWeights(const ValOptions& o) {
       };
     }
     ValidationResult r;
-    if (m.onnx) {
-      r = runOnnxValidation(*m.onnx, loader, int(m.names.size()), vo, o.cancel);
+    if (m.exported) {
+      r = runExportedValidation(*m.exported, loader, int(m.names.size()), vo, o.cancel);
     } else {
       // The model's loss with the default gains, under the rules of the Ultralytics release its modules
       // follow (an 8.3 checkpoint's losses as 8.3's validator computes them).
@@ -129,9 +129,9 @@ ValReport validateWeights(const ValOptions& o) {
     rep.has_losses = r.has_losses;
     if (r.has_losses) rep.box_loss = r.box, rep.cls_loss = r.cls, rep.dfl_loss = r.dfl;
     if (o.keep_detections) rep.detections = std::move(r.detections);
-    rep.end2end_model = m.onnx ? m.onnx->info().end2end : m.lm.model->end2end();
+    rep.end2end_model = m.exported ? m.exported->info().end2end : m.lm.model->end2end();
     // ONNX Runtime's versions are known once it ran
-    rep.runtime = m.onnx ? m.onnx->info().runtime : "LibTorch " + torchBuildInfo().version;
+    rep.runtime = m.exported ? m.exported->info().runtime : "LibTorch " + torchBuildInfo().version;
     rep.rect = m.loader.rect;
     rep.imgsz = m.loader.imgsz;
     rep.batch = m.loader.batch;

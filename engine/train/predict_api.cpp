@@ -16,7 +16,7 @@
 #include "data/video_io.h"
 #include "eval/end2end.h"
 #include "eval/nms.h"
-#include "export/onnx_detector.h"
+#include "export/exported_detector.h"
 #include "model/test_time_augment.h"
 #include "track/byte_tracker.h"
 #include "train/detection_crops.h"
@@ -78,8 +78,8 @@ at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const
   return nmsDetections(pred, o, allowed);
 }
 
-// The same from an exported ONNX graph: its rows (end-to-end) or NMS of its output.
-at::Tensor detectTensor(onnx_export::OnnxDetector& m, const at::Tensor& x, const PredictOptions& o,
+// The same from an exported model: its rows (end-to-end) or NMS of its output.
+at::Tensor detectTensor(exported::ExportedDetector& m, const at::Tensor& x, const PredictOptions& o,
                         const at::Tensor& allowed) {
   const at::Tensor y = m.run({x})[0];
   if (m.info().end2end) return keepClasses(eval::endToEndRows(y, o.conf, o.max_det)[0], allowed);
@@ -90,13 +90,13 @@ at::Tensor detectTensor(onnx_export::OnnxDetector& m, const at::Tensor& x, const
 class Predictor {
  public:
   explicit Predictor(const PredictOptions& o) : o_(o), device_(pickDevice(o.device)) {
-    if (onnx_export::isOnnxPath(o.weights)) {
-      onnx_ = std::make_unique<onnx_export::OnnxDetector>(o.weights);
-      onnx_export::checkOnnxOptions(onnx_->info(), o.end2end, o.augment);
-      names_ = onnx_->info().names;
-      imgsz_ = onnx_export::onnxImageSize(onnx_->info(), o.imgsz);
-      // Ultralytics letterboxes a fixed-size graph's input to its full square, anything else minimally.
-      minimal_letterbox_ = !onnx_->info().fixedSize();
+    if (exported::isExportedModelPath(o.weights)) {
+      exported_ = exported::openExportedDetector(o.weights);
+      exported::checkExportedOptions(exported_->info(), o.end2end, o.augment);
+      names_ = exported_->info().names;
+      imgsz_ = exported::exportedImageSize(exported_->info(), o.imgsz);
+      // Ultralytics letterboxes a fixed-size model's input to its full square, anything else minimally.
+      minimal_letterbox_ = !exported_->info().fixedSize();
     } else {
       lm_ = loadModelWeights(o.weights, device_);
       lm_.model->fuse();
@@ -115,7 +115,7 @@ class Predictor {
   }
 
   const std::vector<std::string>& names() const { return names_; }
-  bool nmsFree() const { return onnx_ ? onnx_->info().end2end : ywb::nmsFree(*lm_.model, o_); }
+  bool nmsFree() const { return exported_ ? exported_->info().end2end : ywb::nmsFree(*lm_.model, o_); }
 
   // A name for the outputs of `path`, unique within the run (UniqueStems).
   std::string outputStem(const std::string& path) { return stems_(path); }
@@ -135,7 +135,7 @@ class Predictor {
                        .to(at::kFloat)
                        .div_(255.0);
     at::Tensor det =
-        (onnx_ ? detectTensor(*onnx_, x, o_, allowed_) : detectTensor(*lm_.model, x, o_, allowed_))
+        (exported_ ? detectTensor(*exported_, x, o_, allowed_) : detectTensor(*lm_.model, x, o_, allowed_))
             .to(at::kCPU)
             .contiguous();
     ImageDetections out;
@@ -190,8 +190,8 @@ class Predictor {
  private:
   const PredictOptions& o_;
   at::Device device_;
-  LoadedModel lm_;                                   // the weights' model, or
-  std::unique_ptr<onnx_export::OnnxDetector> onnx_;  // an exported graph
+  LoadedModel lm_;                                        // the weights' model, or
+  std::unique_ptr<exported::ExportedDetector> exported_;  // an exported model
   std::vector<std::string> names_;
   bool minimal_letterbox_ = true;  // the letterbox pads to the stride only (else to imgsz_ x imgsz_)
   int imgsz_ = 0;

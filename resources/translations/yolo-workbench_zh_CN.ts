@@ -108,8 +108,8 @@
         <translation>%1 是调参文件夹，但还没有完成的训练：%2</translation>
     </message>
     <message>
-        <source>Weights and ONNX graphs (%1 *.onnx)</source>
-        <translation>权重与 ONNX 图 (%1 *.onnx)</translation>
+        <source>Weights and exported models (%1 *.onnx *.torchscript)</source>
+        <translation>权重和导出的模型 (%1 *.onnx *.torchscript)</translation>
     </message>
 </context>
 <context>
@@ -419,10 +419,6 @@
         <translation>与训练时相同</translation>
     </message>
     <message>
-        <source>ONNX input size; rounded up to a multiple of the model&apos;s largest stride</source>
-        <translation>ONNX 输入尺寸；向上取整为模型最大步长的倍数</translation>
-    </message>
-    <message>
         <source>Image size</source>
         <translation>图像尺寸</translation>
     </message>
@@ -441,10 +437,6 @@
     <message>
         <source>ONNX shapes</source>
         <translation>ONNX 形状</translation>
-    </message>
-    <message>
-        <source>ONNX batch</source>
-        <translation>ONNX 批大小</translation>
     </message>
     <message>
         <source>ONNX opset</source>
@@ -547,8 +539,24 @@
         <translation>端到端</translation>
     </message>
     <message>
-        <source>read every export back; run ONNX against LibTorch (OpenCV DNN; ONNX Runtime for the end-to-end graph)</source>
-        <translation>读回每个导出文件；将 ONNX 与 LibTorch 对比运行（OpenCV DNN；端到端图用 ONNX Runtime）</translation>
+        <source>TorchScript (the fused model traced at a fixed size and batch, output as ONNX&apos;s; fp32; runs in LibTorch and PyTorch)</source>
+        <translation>TorchScript（以固定尺寸和批大小追踪的融合模型，输出与 ONNX 相同；fp32；可在 LibTorch 和 PyTorch 中运行）</translation>
+    </message>
+    <message>
+        <source>ONNX and TorchScript input size; rounded up to a multiple of the model&apos;s largest stride</source>
+        <translation>ONNX 和 TorchScript 的输入尺寸；向上取整为模型最大步长的倍数</translation>
+    </message>
+    <message>
+        <source>The fixed batch of a static ONNX graph and of a TorchScript model</source>
+        <translation>静态 ONNX 图和 TorchScript 模型的固定批大小</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>read every export back and run it against LibTorch (ONNX: OpenCV DNN, ONNX Runtime for the end-to-end graph; TorchScript: its interpreter)</source>
+        <translation>读回每个导出文件并与 LibTorch 对比运行（ONNX：OpenCV DNN，端到端图用 ONNX Runtime；TorchScript：其解释器）</translation>
     </message>
 </context>
 <context>
@@ -1266,12 +1274,12 @@
         <translation>按文件名顺序用同一个跟踪器跟踪来源中的所有文件（ywb track persist=true）：适用于把视频各帧保存为图像的文件夹。不勾选时，每个视频和每张图像各自单独跟踪。</translation>
     </message>
     <message>
-        <source>weights/best.safetensors of a run (or exported weights, or an ONNX graph)</source>
-        <translation>某次训练的 weights/best.safetensors（或导出的权重，或 ONNX 图）</translation>
-    </message>
-    <message>
         <source>Run by %1.</source>
         <translation>由 %1 运行。</translation>
+    </message>
+    <message>
+        <source>weights/best.safetensors of a run (or exported weights, an ONNX graph or a TorchScript model)</source>
+        <translation>某次运行的 weights/best.safetensors（或导出的权重、ONNX 图或 TorchScript 模型）</translation>
     </message>
 </context>
 <context>

@@ -10,3 +10,6 @@ ywb_add_test(test_export_end2end SOURCES test_export_end2end.cpp LABELS unit ENG
 ywb_add_test(test_onnx_val SOURCES test_onnx_val.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
 # `ywb benchmark`: every export of the trained yolov8n and yolo26n validated; a format that cannot run.
 ywb_add_test(test_format_benchmark SOURCES test_format_benchmark.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
+# `ywb export format=torchscript` and `ywb val`/`predict weights=best.torchscript`: the traced yolov8n and
+# yolo26n (both heads) against their weights, read back by torch::jit::load alone; bad files.
+ywb_add_test(test_export_torchscript SOURCES test_export_torchscript.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)

@@ -16,6 +16,7 @@
 #include "export/onnx_runtime_node.h"
 #include "export/onnx_serializer.h"
 #include "support/error_of.h"
+#include "support/predictions_compare.h"
 #include "support/shapes_copy.h"
 #include "ywb/export.h"
 #include "ywb/inference.h"
@@ -121,7 +122,7 @@ class TestOnnxVal : public QObject {
     QVERIFY(val(data, kV8).metrics.map != ref.metrics.map);
     QVERIFY(qErrorOf([&] {
               val(data, onnx, true, 160);
-            }).contains("takes 128 x 128 images only (a fixed-size graph), not imgsz=160"));
+            }).contains("takes 128 x 128 images only (a fixed-size ONNX model), not imgsz=160"));
   }
 
   // YOLO26's end-to-end graph runs in ONNX Runtime (OpenCV 4.6 has no TopK), NMS-free like its weights.
@@ -139,7 +140,7 @@ class TestOnnxVal : public QObject {
     o.data = data;
     o.weights = onnx;
     o.end2end = false;
-    QVERIFY(qErrorOf([&] { ywb::validateWeights(o); }).contains("holds an end-to-end (NMS-free) graph only"));
+    QVERIFY(qErrorOf([&] { ywb::validateWeights(o); }).contains("holds an end-to-end (NMS-free) model only"));
   }
 
   // What a user is told about files that are not a detection graph, and about a dataset of other classes.
@@ -197,28 +198,10 @@ class TestOnnxVal : public QObject {
       o.classes = std::move(classes);
       return ywb::predictImages(o);
     };
-    // The boxes compared (-1 with a warning saying where they differ).
-    const auto same = [](const ywb::PredictReport& got, const ywb::PredictReport& ref) -> int64_t {
-      if (got.images.size() != ref.images.size()) return qWarning("image counts differ"), -1;
-      int64_t boxes = 0;
-      for (size_t i = 0; i < ref.images.size(); ++i) {
-        const auto &g = got.images[i].boxes, &r = ref.images[i].boxes;
-        if (g.size() != r.size()) return qWarning("image %zu: %zu boxes vs %zu", i, g.size(), r.size()), -1;
-        for (size_t k = 0; k < r.size(); ++k, ++boxes) {
-          const double d = std::max({std::fabs(g[k].x1 - r[k].x1), std::fabs(g[k].y1 - r[k].y1),
-                                     std::fabs(g[k].x2 - r[k].x2), std::fabs(g[k].y2 - r[k].y2)});
-          if (g[k].cls != r[k].cls || std::fabs(g[k].score - r[k].score) > 1e-4 || d > 0.01)
-            return qWarning("image %zu box %zu: class %d/%d score %.6f/%.6f, corners %.4f px apart", i, k,
-                            g[k].cls, r[k].cls, double(g[k].score), double(r[k].score), d),
-                   -1;
-        }
-      }
-      return boxes;
-    };
     const ywb::PredictReport ref = predict(kV8, images, {}), got = predict(onnx, images, {});
     QCOMPARE(got.names, ref.names);
-    QVERIFY(same(got, ref) > 64);  // about two objects per image: the comparison covers many boxes
-    QVERIFY(same(predict(onnx, images, {1}), predict(kV8, images, {1})) > 0);
+    QVERIFY(sameBoxes(got, ref) > 64);  // about two objects per image: the comparison covers many boxes
+    QVERIFY(sameBoxes(predict(onnx, images, {1}), predict(kV8, images, {1})) > 0);
 
     const auto rt = ywb::onnx_export::findOnnxRuntimeNode();
     QVERIFY2(rt.missing.empty(), rt.missing.c_str());
@@ -227,7 +210,7 @@ class TestOnnxVal : public QObject {
     // (at conf 0.05: this yolo26n, trained briefly, finds little above 0.25 in this image)
     const ywb::PredictReport e2e = predict(y26, one, {}, 0.05), e2e_ref = predict(kY26, one, {}, 0.05);
     QVERIFY(e2e.nms_free && e2e_ref.nms_free);
-    QVERIFY(same(e2e, e2e_ref) > 0);
+    QVERIFY(sameBoxes(e2e, e2e_ref) > 0);
   }
 
   // The command line, as a user runs it: the runtime and the input it was given are said first.

@@ -108,6 +108,13 @@ class TestExportTab : public QObject {
       QVERIFY(!child<QSpinBox>(tab, "exportBatch")->isEnabled());
       QVERIFY(tab.options().dynamic);
     }
+    // TorchScript: a traced model always has a fixed batch, and is fp32 (the engine refuses half=true).
+    child<QCheckBox>(tab, "exportTorchScript")->setChecked(true);
+    QVERIFY(child<QSpinBox>(tab, "exportBatch")->isEnabled());
+    QVERIFY(!child<QCheckBox>(tab, "exportHalf")->isEnabled());
+    o = tab.options();
+    QVERIFY(!o.half);
+    QCOMPARE(o.formats.back(), std::string("torchscript"));
   }
 
   void exportsOnAWorkerThreadAndShowsTheReport() {
@@ -212,7 +219,8 @@ class TestExportTab : public QObject {
   void exportsYolo26EndToEndOrNot() {
     // Ultralytics 8.4's YOLO26 checkpoint from the tab: with "End-to-end" on (the default) the ONNX file is
     // the NMS-free graph, output [N, 300, 6], verified in ONNX Runtime (OpenCV 4.6 lacks its TopK); off, the
-    // one-to-many head [N, 4+nc, anchors] (nc 6, 336 anchors at 128), verified in OpenCV DNN.
+    // one-to-many head [N, 4+nc, anchors] (nc 6, 336 anchors at 128), verified in OpenCV DNN. The
+    // TorchScript export beside it follows the same switch.
     if (!ywb::onnxExportAvailable()) QSKIP("this build has no ONNX export");
     QTemporaryDir out;
     const QString pt = out.path() + "/yolo26n.pt";
@@ -222,6 +230,7 @@ class TestExportTab : public QObject {
       tab.setWeights(pt);
       QVERIFY(child<QCheckBox>(tab, "exportEnd2End")->isChecked());  // ExportOptions' default
       child<QCheckBox>(tab, "exportEnd2End")->setChecked(e2e);
+      child<QCheckBox>(tab, "exportTorchScript")->setChecked(true);
       QCOMPARE(tab.options().end2end, e2e);
       QSignalSpy finished(&tab, &ExportTab::exportFinished);
       tab.startExport();
@@ -236,6 +245,11 @@ class TestExportTab : public QObject {
       QCOMPARE(onnx.outputs.at(0).shape, want);
       QVERIFY2(QString::fromStdString(onnx.verification.runtime).startsWith(e2e ? "ONNX Runtime" : "OpenCV"),
                onnx.verification.runtime.c_str());
+      // The TorchScript module computes what the graph computes, from the same head.
+      const ywb::ExportedFile& ts = r->files.at(2);
+      QCOMPARE(QString::fromStdString(ts.format), QString("torchscript"));
+      QCOMPARE(ts.outputs.at(0).shape, want);
+      QCOMPARE(child<QTableWidget>(tab, "exportFiles")->rowCount(), 3);
       const QString shots = shotsDir();
       tab.resize(1100, 800);
       QVERIFY(tab.grab().save(shots + (e2e ? "/export_yolo26_end2end.png" : "/export_yolo26_one2many.png")));

@@ -24,9 +24,10 @@ struct ImageDetections {
 
 struct ValOptions {
   std::string data;  ///< data.yaml
-  /// A checkpoint or exported weights (.safetensors, .pt), or an exported ONNX graph (.onnx, ours or
-  /// Ultralytics'), run by OpenCV DNN or ONNX Runtime (ValReport::runtime). A fixed-size graph is validated
-  /// on square batches of its own size and batch, as Ultralytics does; it has no losses.
+  /// A checkpoint or exported weights (.safetensors, .pt), or an exported model, ours or Ultralytics': an
+  /// ONNX graph (.onnx) run by OpenCV DNN or ONNX Runtime, or a TorchScript model (.torchscript) run by
+  /// LibTorch's TorchScript interpreter (ValReport::runtime). A fixed-size one (every TorchScript model) is
+  /// validated on square batches of its own size and batch, as Ultralytics does; it has no losses.
   std::string weights;
   std::string split = "val";
   int imgsz = 0;  ///< 0 = the size the weights were trained at
@@ -81,7 +82,8 @@ struct ValReport {
   bool end2end_model = false, nms_free = false;
   bool augmented = false;  ///< test-time augmentation ran (ValOptions::augment, and not the NMS-free path)
   std::vector<std::string> plots;  ///< the files written into ValOptions::plots_dir
-  /// What ran the model: "LibTorch 1.13.1", "OpenCV DNN 4.6.0", "ONNX Runtime 1.30.0 (onnxruntime-node ...)"
+  /// What ran the model: "LibTorch 1.13.1", "OpenCV DNN 4.6.0", "ONNX Runtime 1.30.0 (onnxruntime-node ...)",
+  /// "LibTorch 1.13.1 TorchScript interpreter"
   std::string runtime;
   bool rect = true;          ///< the batches were rectangular (false: imgsz x imgsz squares)
   int imgsz = 0, batch = 0;  ///< the size and batch validated at

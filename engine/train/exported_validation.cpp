@@ -1,4 +1,4 @@
-#include "train/onnx_validation.h"
+#include "train/exported_validation.h"
 
 #include <chrono>
 
@@ -8,13 +8,14 @@
 
 namespace ywb {
 
-ValidationResult runOnnxValidation(onnx_export::OnnxDetector& model, DataLoader& loader, int num_classes,
-                                   const ValidatorOptions& opt, const std::function<bool()>& should_stop) {
-  const onnx_export::OnnxModelInfo& info = model.info();
+ValidationResult runExportedValidation(exported::ExportedDetector& model, DataLoader& loader, int num_classes,
+                                       const ValidatorOptions& opt,
+                                       const std::function<bool()>& should_stop) {
+  const exported::ExportedModelInfo& info = model.info();
   ValidationResult res;
   res.nms_free = info.end2end;
   DetectionMetrics metrics(num_classes);
-  // ONNX Runtime runs in a child process per run(): a few batches at a time keep its start-up small
+  // A runtime in a child process per run() (ONNX Runtime): a few batches at a time keep its start-up small
   // without holding the whole split in memory.
   const int64_t images_per_run = info.in_process ? 1 : 32;
   double t_pre = 0, t_inf = 0, t_nms = 0, t_met = 0;

@@ -81,6 +81,11 @@ TorchScriptMetadata parseConfigJson(const std::string& text, const std::string& 
     m.end2end = j["end2end"].get<bool>();
   }
   if (j.contains("max_det") && m.end2end) m.max_det = positive(j["max_det"], where, "max_det");
+  if (j.contains("args") && j["args"].is_object()) {
+    const nlohmann::json& a = j["args"];
+    m.nms = a.contains("nms") && a["nms"].is_boolean() && a["nms"].get<bool>();
+    m.half = a.contains("half") && a["half"].is_boolean() && a["half"].get<bool>();
+  }
   const auto str = [&](const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
   };

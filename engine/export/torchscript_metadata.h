@@ -21,6 +21,9 @@ struct TorchScriptMetadata {
   std::string task = "detect";
   bool end2end = false;  ///< output [N, max_det, 6] rows, not [N, 4+nc, anchors]
   int max_det = 0;       ///< end2end: rows per image (0 when not said)
+  // Ultralytics' export arguments ("args"), read only:
+  bool nms = false;   ///< args.nms: NMS inside the model, output [N, max_det, 6] rows as end2end's
+  bool half = false;  ///< args.half: an fp16 model (traced on a CUDA device)
   // Informational, written by us: what Ultralytics writes too.
   std::string description, author, version, date, source;
 };
@@ -30,7 +33,7 @@ std::string configJson(const TorchScriptMetadata& m);
 
 /// Reads config.txt's text. Throws ywb::Error naming `where` when it is not a JSON object, or when names,
 /// imgsz, stride or batch are missing or malformed (names: indices 0..n-1 in any order, as strings or
-/// numbers; imgsz: [h, w] or one number).
+/// numbers; imgsz: [h, w] or one number). Reads "args" (nms, half) where Ultralytics wrote them.
 TorchScriptMetadata parseConfigJson(const std::string& text, const std::string& where);
 
 }  // namespace ywb::torchscript

@@ -186,9 +186,18 @@ class TestExportTorchScript : public QObject {
     const std::string cut = dir.filePath("cut.torchscript").toStdString();
     const std::string bytes = readBytes(ts);
     std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    const QString cut_error = qErrorOf([&] { val(data, cut, true); });
+    QVERIFY2(cut_error.startsWith(QString::fromStdString(cut + ": ")), qPrintable(cut_error));
+    // One byte changed inside the weights: LibTorch's own reader would load it (it checks no CRC-32).
+    std::string flipped = bytes;
+    flipped[flipped.size() / 2] = char(flipped[flipped.size() / 2] ^ 0x10);
+    const std::string damaged = dir.filePath("damaged.torchscript").toStdString();
+    std::ofstream(damaged, std::ios::binary) << flipped;
+    QVERIFY(qErrorOf([&] { val(data, damaged, true); }).contains("is damaged (CRC-32 mismatch)"));
+    std::ofstream(dir.filePath("text.torchscript").toStdString()) << "not a model";
     QVERIFY(qErrorOf([&] {
-              val(data, cut, true);
-            }).contains(QString::fromStdString(cut + ": not a TorchScript archive LibTorch")));
+              val(data, dir.filePath("text.torchscript").toStdString(), true);
+            }).contains("text.torchscript: not a TorchScript archive (a zip file"));
     QVERIFY(qErrorOf([&] {
               val(data, dir.filePath("none.torchscript").toStdString(), true);
             }).contains("no such TorchScript file"));
@@ -202,6 +211,10 @@ class TestExportTorchScript : public QObject {
     const std::string seg = dir.filePath("seg.torchscript").toStdString();
     m.save(seg, {{"config.txt", R"({"task": "segment", "imgsz": [128, 128], "names": {"0": "a"}})"}});
     QVERIFY(qErrorOf([&] { val(data, seg, true); }).contains("seg.torchscript is a 'segment' model"));
+    const std::string half = dir.filePath("half.torchscript").toStdString();
+    m.save(half, {{"config.txt", R"({"imgsz": [128, 128], "names": {"0": "a"}, "args": {"half": true}})"}});
+    QVERIFY(
+        qErrorOf([&] { val(data, half, true); }).contains("half.torchscript was exported with half=true"));
     const std::string six = dir.filePath("six.torchscript").toStdString();
     m.save(six, {{"config.txt", R"({"task": "detect", "batch": 1, "imgsz": [128, 128], "stride": 32,
                   "names": {"0": "a", "1": "b", "2": "c", "3": "d", "4": "e", "5": "f"}})"}});
@@ -218,11 +231,42 @@ class TestExportTorchScript : public QObject {
     QCOMPARE(u.names, (std::vector<std::string>{"person", "bicycle"}));
     QCOMPARE(u.height, 640);
     QCOMPARE(u.width, 480);
+    QVERIFY(!u.nms && !u.half && !u.end2end);
+    const auto n = parseConfigJson(
+        R"({"imgsz": [640, 640], "names": {"0": "a"}, "args": {"nms": true, "half": true}})", "c");
+    QVERIFY(n.nms && n.half);
     QVERIFY(qErrorOf([&] {
               parseConfigJson(R"({"imgsz": 640, "names": {"0": "a", "2": "b"}})", "c");
             }).contains("c: 'names' key \"2\" is not one of the class indices 0..1"));
     QVERIFY(qErrorOf([&] { parseConfigJson(R"({"names": {"0": "a"}})", "c"); }).contains("c: no 'imgsz'"));
     QVERIFY(qErrorOf([&] { parseConfigJson("{\"names\": ", "c"); }).contains("c: not JSON"));
+  }
+
+  // Ultralytics' `export nms=true` puts NMS inside the model: [N, max_det, 6] rows, said by args.nms. Such a
+  // module (here one that finds one box of class 1 at a fixed place, score 0.9) is read as rows, not NMS'd.
+  void ultralyticsNmsExportIsReadAsRows() {
+    QTemporaryDir dir;
+    torch::jit::Module m("__torch__.Rows");
+    m.define(
+        "def forward(self, x):\n"
+        "  r = torch.zeros([x.size(0), 300, 6])\n"
+        "  r[:, 0, 2] = 40.0\n"
+        "  r[:, 0, 3] = 30.0\n"
+        "  r[:, 0, 4] = 0.9\n"
+        "  r[:, 0, 5] = 1.0\n"
+        "  return r\n");
+    const std::string ts = dir.filePath("nms.torchscript").toStdString();
+    m.save(ts, {{"config.txt",
+                 R"({"task": "detect", "batch": 1, "imgsz": [128, 128], "names": {"0": "a", "1": "b"},
+                     "args": {"nms": true, "half": false}})"}});
+    ywb::PredictOptions o;
+    o.weights = ts;
+    o.source = kImages + "/val_00000.jpg";
+    const ywb::PredictReport r = ywb::predictImages(o);
+    QVERIFY(r.nms_free);
+    QCOMPARE(r.images.at(0).boxes.size(), size_t(1));
+    QCOMPARE(r.images[0].boxes[0].cls, 1);
+    QCOMPARE(r.images[0].boxes[0].score, 0.9f);
   }
 
   // The command line, as a user runs it: export, then val says what ran.

@@ -89,10 +89,11 @@ void ExportTab::buildForm() {
   onnx_->setChecked(onnxExportAvailable());
   onnx_->setEnabled(onnxExportAvailable());
   if (!onnxExportAvailable()) onnx_->setToolTip(tr("This build has no ONNX (install libonnx-dev)"));
-  torchscript_ = new QCheckBox(tr("TorchScript (the fused model traced at a fixed size and batch, output as "
-                                  "ONNX's; fp32; runs in LibTorch and PyTorch)"),
-                               this);
+  torchscript_ = new QCheckBox(tr("TorchScript (fused model traced at a fixed size and batch, fp32)"), this);
   torchscript_->setObjectName("exportTorchScript");
+  torchscript_->setToolTip(
+      tr("Output as ONNX's; loads in LibTorch (torch::jit::load) and PyTorch "
+         "(torch.jit.load), and in ywb val and predict"));
   form->addRow(tr("Formats"), safetensors_);
   form->addRow(QString(), onnx_);
   form->addRow(QString(), torchscript_);
@@ -106,6 +107,7 @@ void ExportTab::buildForm() {
   form->addRow(tr("Image size"), imgsz_);
   half_ = new QCheckBox(tr("fp16 weights (ONNX: fp16 storage with Cast nodes, fp32 compute and I/O)"), this);
   half_->setObjectName("exportHalf");
+  half_->setToolTip(tr("Off while TorchScript is chosen: it is traced in fp32"));
   form->addRow(tr("Precision"), half_);
   dynamic_ = new QCheckBox(tr("dynamic batch, height and width"), this);
   dynamic_->setObjectName("exportDynamic");
@@ -127,11 +129,11 @@ void ExportTab::buildForm() {
   end2end_->setObjectName("exportEnd2End");
   end2end_->setChecked(ExportOptions{}.end2end);
   form->addRow(tr("End-to-end"), end2end_);
-  verify_ =
-      new QCheckBox(tr("read every export back and run it against LibTorch (ONNX: OpenCV DNN, ONNX Runtime "
-                       "for the end-to-end graph; TorchScript: its interpreter)"),
-                    this);
+  verify_ = new QCheckBox(tr("read every export back; run ONNX and TorchScript against LibTorch"), this);
   verify_->setObjectName("exportVerify");
+  verify_->setToolTip(
+      tr("ONNX in OpenCV DNN (ONNX Runtime for YOLO26's end-to-end graph), TorchScript in "
+         "LibTorch's TorchScript interpreter"));
   verify_->setChecked(true);
   form->addRow(tr("Verify"), verify_);
   auto* src_row = new QHBoxLayout;

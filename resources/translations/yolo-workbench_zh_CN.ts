@@ -539,10 +539,6 @@
         <translation>端到端</translation>
     </message>
     <message>
-        <source>TorchScript (the fused model traced at a fixed size and batch, output as ONNX&apos;s; fp32; runs in LibTorch and PyTorch)</source>
-        <translation>TorchScript（以固定尺寸和批大小追踪的融合模型，输出与 ONNX 相同；fp32；可在 LibTorch 和 PyTorch 中运行）</translation>
-    </message>
-    <message>
         <source>ONNX and TorchScript input size; rounded up to a multiple of the model&apos;s largest stride</source>
         <translation>ONNX 和 TorchScript 的输入尺寸；向上取整为模型最大步长的倍数</translation>
     </message>
@@ -555,8 +551,24 @@
         <translation>批大小</translation>
     </message>
     <message>
-        <source>read every export back and run it against LibTorch (ONNX: OpenCV DNN, ONNX Runtime for the end-to-end graph; TorchScript: its interpreter)</source>
-        <translation>读回每个导出文件并与 LibTorch 对比运行（ONNX：OpenCV DNN，端到端图用 ONNX Runtime；TorchScript：其解释器）</translation>
+        <source>TorchScript (fused model traced at a fixed size and batch, fp32)</source>
+        <translation>TorchScript（以固定尺寸和批大小追踪的融合模型，fp32）</translation>
+    </message>
+    <message>
+        <source>Output as ONNX&apos;s; loads in LibTorch (torch::jit::load) and PyTorch (torch.jit.load), and in ywb val and predict</source>
+        <translation>输出与 ONNX 相同；可由 LibTorch (torch::jit::load)、PyTorch (torch.jit.load) 以及 ywb val 和 predict 加载</translation>
+    </message>
+    <message>
+        <source>read every export back; run ONNX and TorchScript against LibTorch</source>
+        <translation>读回每个导出文件；将 ONNX 和 TorchScript 与 LibTorch 对比运行</translation>
+    </message>
+    <message>
+        <source>ONNX in OpenCV DNN (ONNX Runtime for YOLO26&apos;s end-to-end graph), TorchScript in LibTorch&apos;s TorchScript interpreter</source>
+        <translation>ONNX 用 OpenCV DNN 运行（YOLO26 端到端图用 ONNX Runtime），TorchScript 用 LibTorch 的 TorchScript 解释器运行</translation>
+    </message>
+    <message>
+        <source>Off while TorchScript is chosen: it is traced in fp32</source>
+        <translation>选择 TorchScript 时不可用：它以 fp32 追踪</translation>
     </message>
 </context>
 <context>

@@ -17,6 +17,7 @@
 #include "cli_runner.h"
 #include "export/torchscript_metadata.h"
 #include "support/error_of.h"
+#include "support/exported_val.h"
 #include "support/predictions_compare.h"
 #include "support/shapes_copy.h"
 #include "ywb/export.h"
@@ -27,7 +28,6 @@ namespace {
 const std::string kV8 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt";
 const std::string kY26 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt";
 const std::string kImages = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics/shapes/images/val";
-constexpr double kTol = 1e-3;  // BatchNorm folding's rounding in the COCO numbers (see the file comment)
 
 ywb::ExportReport exportTo(const std::string& weights, const QTemporaryDir& dir, const std::string& name,
                            int batch, bool verify, bool end2end = true,
@@ -43,27 +43,6 @@ ywb::ExportReport exportTo(const std::string& weights, const QTemporaryDir& dir,
   o.verify = verify;
   o.verify_source = kImages;
   return ywb::exportWeights(o);
-}
-
-ywb::ValReport val(const std::string& data, const std::string& weights, bool rect, int imgsz = 0) {
-  ywb::ValOptions o;
-  o.data = data;
-  o.weights = weights;
-  o.imgsz = imgsz;
-  o.batch = 32;
-  o.workers = 1;
-  o.rect = rect;
-  return ywb::validateWeights(o);
-}
-
-void compareMetrics(const ywb::ValReport& got, const ywb::ValReport& ref) {
-  qInfo("%s: mAP50-95 %.5f mAP50 %.5f | %s: %.5f %.5f", got.runtime.c_str(), got.metrics.map,
-        got.metrics.map50, ref.runtime.c_str(), ref.metrics.map, ref.metrics.map50);
-  QCOMPARE(got.metrics.images, ref.metrics.images);
-  QCOMPARE(got.metrics.instances, ref.metrics.instances);
-  QVERIFY(ref.metrics.map > 0.05);  // a trained model: the comparison means something
-  QVERIFY(std::fabs(got.metrics.map - ref.metrics.map) <= kTol);
-  QVERIFY(std::fabs(got.metrics.map50 - ref.metrics.map50) <= kTol);
 }
 
 ywb::PredictReport predict(const std::string& weights, const std::string& source, double conf = 0.25) {

@@ -16,6 +16,7 @@
 #include "export/onnx_runtime_node.h"
 #include "export/onnx_serializer.h"
 #include "support/error_of.h"
+#include "support/exported_val.h"
 #include "support/predictions_compare.h"
 #include "support/shapes_copy.h"
 #include "ywb/export.h"
@@ -25,7 +26,6 @@ namespace {
 
 const std::string kV8 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics/yolov8n-shapes.pt";
 const std::string kY26 = std::string(YW_SHARED_DIR) + "/fixtures/ultralytics84/yolo26n-shapes.pt";
-constexpr double kTol = 1e-3;  // rounding of a second runtime (see the file comment)
 
 std::string exportOnnx(const std::string& weights, const QTemporaryDir& dir, const std::string& name,
                        int batch, bool dynamic) {
@@ -39,30 +39,6 @@ std::string exportOnnx(const std::string& weights, const QTemporaryDir& dir, con
   o.dynamic = dynamic;
   o.verify = false;  // test_export verifies exports; here the validation is the check
   return ywb::exportWeights(o).files.at(0).path;
-}
-
-ywb::ValReport val(const std::string& data, const std::string& weights, bool rect = true, int imgsz = 0) {
-  ywb::ValOptions o;
-  o.data = data;
-  o.weights = weights;
-  o.imgsz = imgsz;
-  o.batch = 32;
-  o.workers = 1;
-  o.rect = rect;
-  return ywb::validateWeights(o);
-}
-
-void compareMetrics(const ywb::ValReport& got, const ywb::ValReport& ref) {
-  qInfo("%s: mAP50-95 %.5f mAP50 %.5f P %.4f R %.4f | %s: %.5f %.5f %.4f %.4f", got.runtime.c_str(),
-        got.metrics.map, got.metrics.map50, got.metrics.precision, got.metrics.recall, ref.runtime.c_str(),
-        ref.metrics.map, ref.metrics.map50, ref.metrics.precision, ref.metrics.recall);
-  QCOMPARE(got.metrics.images, ref.metrics.images);
-  QCOMPARE(got.metrics.instances, ref.metrics.instances);
-  QVERIFY(ref.metrics.map > 0.05);  // a trained model: the comparison means something
-  QVERIFY(std::fabs(got.metrics.map - ref.metrics.map) <= kTol);
-  QVERIFY(std::fabs(got.metrics.map50 - ref.metrics.map50) <= kTol);
-  QVERIFY(std::fabs(got.metrics.precision - ref.metrics.precision) <= 5 * kTol);
-  QVERIFY(std::fabs(got.metrics.recall - ref.metrics.recall) <= 5 * kTol);
 }
 
 }  // namespace

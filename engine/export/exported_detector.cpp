@@ -1,34 +1,19 @@
 #include "export/exported_detector.h"
 
-#include <algorithm>
-#include <filesystem>
-
 #include "core/error.h"
+#include "core/text.h"
 #include "export/onnx_detector.h"
 #include "export/torchscript_detector.h"
 
-namespace fs = std::filesystem;
-
 namespace ywb::exported {
-namespace {
-
-std::string lowerExtension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return ext;
-}
-
-}  // namespace
 
 bool isExportedModelPath(const std::string& path) {
-  const std::string ext = lowerExtension(path);
-  return ext == ".onnx" || ext == ".torchscript";
+  return hasExtension(path, {"onnx", "torchscript"});
 }
 
 std::unique_ptr<ExportedDetector> openExportedDetector(const std::string& path) {
-  const std::string ext = lowerExtension(path);
-  if (ext == ".onnx") return std::make_unique<onnx_export::OnnxDetector>(path);
-  if (ext == ".torchscript") return std::make_unique<torchscript::TorchScriptDetector>(path);
+  if (hasExtension(path, {"onnx"})) return std::make_unique<onnx_export::OnnxDetector>(path);
+  if (hasExtension(path, {"torchscript"})) return std::make_unique<torchscript::TorchScriptDetector>(path);
   fail(path, ": not an exported model this program runs (.onnx, .torchscript)");
 }
 

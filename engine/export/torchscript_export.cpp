@@ -11,7 +11,6 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/stopwatch.h"
-#include "eval/end2end.h"
 #include "export/end2end_verifier.h"
 #include "export/onnx_verifier.h"
 #include "export/torchscript_detector.h"
@@ -26,8 +25,7 @@ namespace {
 
 // What the module computes for images x: the ONNX export's output0.
 at::Tensor exportedOutput(model::DetectionModel& m, const at::Tensor& x, bool end2end, int max_det) {
-  if (end2end) return eval::end2endTopK(m->detect()->decode(m->forwardInference(x, true)), max_det);
-  return m->predict(x);
+  return end2end ? onnx_export::end2endReference(m, x, max_det) : m->predict(x);
 }
 
 // Traces `m` at `example` into a module whose forward(images) is exportedOutput(). The parameters become

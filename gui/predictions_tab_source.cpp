@@ -21,6 +21,9 @@
 #include "ywb/error.h"
 
 namespace ywb::gui {
+namespace {
+constexpr int kReidRole = Qt::UserRole + 1;  // the tracker item's with_reid
+}  // namespace
 
 QHBoxLayout* PredictionsTab::trackingControls() {
   track_ = new QCheckBox(tr("track objects"), this);
@@ -33,10 +36,14 @@ QHBoxLayout* PredictionsTab::trackingControls() {
   tracker_ = new QComboBox(this);
   tracker_->setObjectName("predTracker");
   tracker_->addItem(tr("BoT-SORT"), "botsort.yaml");
+  tracker_->addItem(tr("BoT-SORT + ReID"), "botsort.yaml");
+  tracker_->setItemData(1, true, kReidRole);
   tracker_->addItem(tr("ByteTrack"), "bytetrack.yaml");
   tracker_->setToolTip(
       tr("The tracker (ywb track tracker=): BoT-SORT, Ultralytics' default, also moves each object's "
-         "predicted box with the camera's motion between frames; ByteTrack does not"));
+         "predicted box with the camera's motion between frames; with ReID (with_reid: True, model: auto) it "
+         "also compares how overlapping objects look, by the detector's own features (the weights only, not "
+         "an exported model); ByteTrack does neither"));
   persist_ = new QCheckBox(tr("one sequence"), this);
   persist_->setObjectName("predPersist");
   persist_->setToolTip(
@@ -98,6 +105,7 @@ void PredictionsTab::predict() {
     o.persist = persist_->isChecked();
     try {
       o.tracker = ywb::loadTrackerOptions(tracker_->currentData().toString().toStdString());
+      o.tracker.with_reid = tracker_->currentData(kReidRole).toBool();
     } catch (const ywb::Error& e) {  // BoT-SORT in a build without camera-motion compensation
       busy_ = false;
       summary_->setText(tr("Prediction failed: %1").arg(QString::fromStdString(e.what())));

@@ -12,10 +12,10 @@ int runBenchTrack(const Args& a) {
   a.requireKnown({"objects", "frames", "seed", "tracker"});
   TrackBenchOptions o;
   o.tracker = loadTrackerOptions(a.str("tracker", "botsort.yaml"));
-  const std::string name =
-      o.tracker.type == TrackerType::ByteTrack
-          ? std::string("ByteTrack")
-          : std::string("BoT-SORT (gmc_method ") + gmcMethodName(o.tracker.gmc_method) + ")";
+  const std::string name = o.tracker.type == TrackerType::ByteTrack
+                               ? std::string("ByteTrack")
+                               : std::string("BoT-SORT (gmc_method ") + gmcMethodName(o.tracker.gmc_method) +
+                                     (o.tracker.with_reid ? ", ReID" : "") + ")";
   o.objects = int(a.integer("objects", o.objects));
   o.frames = int(a.integer("frames", o.frames));
   o.seed = unsigned(a.integer("seed", 0));
@@ -44,7 +44,8 @@ const RegisterVerb reg{
      "scores uniform, 1.5 px jitter) and times the tracker's update per frame: what tracking adds to\n"
      "`ywb predict`'s time per frame in `ywb track`. BoT-SORT also gets the frames (a textured scene\n"
      "the camera pans over), so its time includes the camera-motion estimate; tracker=bytetrack.yaml\n"
-     "times ByteTrack.",
+     "times ByteTrack. A tracker file with with_reid: True also gives each box 64 appearance values (its\n"
+     "object's own, with noise), so the time includes the appearance comparison.",
      runBenchTrack}};
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 namespace ywb::eval {
 
-at::Tensor end2endTopK(const at::Tensor& pred, int max_det) {
+at::Tensor end2endTopK(const at::Tensor& pred, int max_det, at::Tensor* anchors_out) {
   if (pred.dim() != 3 || pred.size(1) < 5)
     fail("end2endDetections: expected [N, 4+nc, A], got ", pred.sizes());
   if (max_det < 1) fail("max_det must be >= 1, got ", max_det);
@@ -26,17 +26,24 @@ at::Tensor end2endTopK(const at::Tensor& pred, int max_det) {
   const auto [best, flat] = kept_scores.flatten(1).topk(k, 1);  // [N, k]
   const at::Tensor row = flat.div(nc, "floor"), cls = flat.remainder(nc);
   const at::Tensor b = kept_boxes.gather(1, row.unsqueeze(-1).expand({n, k, 4}));
+  if (anchors_out) *anchors_out = anchors.gather(1, row);
   return at::cat({b, best.unsqueeze(-1), cls.unsqueeze(-1).to(at::kFloat)}, -1);  // [N, k, 6]
 }
 
-std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, int max_det) {
-  const at::Tensor out = end2endTopK(pred, max_det);
+std::vector<at::Tensor> end2endDetections(const at::Tensor& pred, double conf, int max_det,
+                                          std::vector<at::Tensor>* anchors) {
+  at::Tensor from;
+  const at::Tensor out = end2endTopK(pred, max_det, anchors ? &from : nullptr);
   const at::Tensor best = out.select(2, 4);  // [N, k]
   const int64_t n = out.size(0);
   std::vector<at::Tensor> dets;
   dets.reserve(size_t(n));
-  for (int64_t i = 0; i < n; ++i)
-    dets.push_back(out[i].index_select(0, at::nonzero(best[i] > conf).view(-1)));
+  if (anchors) anchors->clear();
+  for (int64_t i = 0; i < n; ++i) {
+    const at::Tensor rows = at::nonzero(best[i] > conf).view(-1);
+    dets.push_back(out[i].index_select(0, rows));
+    if (anchors) anchors->push_back(from[i].index_select(0, rows));
+  }
   return dets;
 }
 

@@ -78,11 +78,13 @@ at::Tensor greedyNmsCpu(const at::Tensor& boxes_in, const at::Tensor& classes_in
 }
 
 std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double iou, int max_det,
-                                    bool agnostic, int max_nms, bool multi_label) {
+                                    bool agnostic, int max_nms, bool multi_label,
+                                    std::vector<at::Tensor>* anchors) {
   const int64_t N = pred.size(0), C = pred.size(1), A = pred.size(2), nc = C - 4;
   const at::Tensor all = pred.to(at::kCPU, at::kFloat).contiguous();
   const float thr_conf = float(conf);
   std::vector<at::Tensor> out;
+  if (anchors) anchors->clear();
   struct Cand {
     int64_t anchor, cls;
     float score;
@@ -130,20 +132,25 @@ std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double 
     }
     const std::vector<int64_t> keep = greedyByClass(boxes, cls, float(iou), max_det, agnostic);
     at::Tensor o = at::empty({int64_t(keep.size()), 6}, at::kFloat);
+    at::Tensor from = at::empty({int64_t(keep.size())}, at::kLong);
     float* w = o.data_ptr<float>();
+    int64_t* f = from.data_ptr<int64_t>();
     for (size_t k = 0; k < keep.size(); ++k) {
       const size_t i = size_t(keep[k]);
       std::copy(&boxes[4 * i], &boxes[4 * i] + 4, w + 6 * k);
       w[6 * k + 4] = cand[i].score;
       w[6 * k + 5] = float(cls[i]);
+      f[k] = cand[i].anchor;
     }
     out.push_back(o);
+    if (anchors) anchors->push_back(from);
   }
   return out;
 }
 
 std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double iou, int max_det,
-                                     bool agnostic, int max_nms, bool multi_label) {
+                                     bool agnostic, int max_nms, bool multi_label,
+                                     std::vector<at::Tensor>* anchors) {
   // The whole batch at once on pred's device: candidates, their order and the max_nms cut are tensor ops,
   // then one copy of the candidate table to the host, where the greedy pass runs class by class as on a CPU.
   // Four host synchronisations per batch (candidate count, ordering, cut, table), where this used to take
@@ -182,11 +189,13 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
   const at::Tensor xywh = x.narrow(1, 0, 4).transpose(1, 2).index({img, anchor});  // [K, 4]
   const at::Tensor half = xywh.narrow(1, 2, 2) / 2;
   const at::Tensor xy = xywh.narrow(1, 0, 2);
-  const at::Tensor table = at::cat({xy - half, xy + half, score.index_select(0, order).unsqueeze(1),
-                                    cls.index_select(0, order).to(at::kFloat).unsqueeze(1)},
-                                   1)
-                               .to(at::kCPU)
-                               .contiguous();
+  // Rows of x1, y1, x2, y2, score, class and the anchor (exact in float below 2^24 anchors).
+  const at::Tensor table =
+      at::cat({xy - half, xy + half, score.index_select(0, order).unsqueeze(1),
+               cls.index_select(0, order).to(at::kFloat).unsqueeze(1), anchor.to(at::kFloat).unsqueeze(1)},
+              1)
+          .to(at::kCPU)
+          .contiguous();
   const at::Tensor per_image = counts.clamp_max(max_nms).to(at::kCPU).contiguous();
   const float* t = table.data_ptr<float>();
   const int64_t* n_of = per_image.data_ptr<int64_t>();
@@ -199,8 +208,8 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
     boxes.resize(size_t(4 * n));
     classes.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i) {
-      std::copy(t + 6 * (row + i), t + 6 * (row + i) + 4, &boxes[size_t(4 * i)]);
-      classes[size_t(i)] = int64_t(t[6 * (row + i) + 5]);
+      std::copy(t + 7 * (row + i), t + 7 * (row + i) + 4, &boxes[size_t(4 * i)]);
+      classes[size_t(i)] = int64_t(t[7 * (row + i) + 5]);
     }
     for (const int64_t k : greedyByClass(boxes, classes, float(iou), max_det, agnostic))
       kept[size_t(b)].push_back(row + k);
@@ -211,13 +220,18 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
   at::Tensor all = at::empty({total, 6}, at::kFloat);
   float* w = all.data_ptr<float>();
   for (const auto& k : kept)
-    for (const int64_t r : k) w = std::copy(t + 6 * r, t + 6 * r + 6, w);
+    for (const int64_t r : k) w = std::copy(t + 7 * r, t + 7 * r + 6, w);
   all = all.to(pred.device());
   std::vector<at::Tensor> out;
+  if (anchors) anchors->clear();
   int64_t start = 0;
   for (const auto& k : kept) {
     out.push_back(all.narrow(0, start, int64_t(k.size())));
     start += int64_t(k.size());
+    if (!anchors) continue;
+    at::Tensor from = at::empty({int64_t(k.size())}, at::kLong);
+    for (size_t i = 0; i < k.size(); ++i) from.data_ptr<int64_t>()[i] = int64_t(t[7 * k[i] + 6]);
+    anchors->push_back(from);
   }
   return out;
 }
@@ -235,14 +249,15 @@ std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets) {
 }
 
 std::vector<at::Tensor> nonMaxSuppression(const at::Tensor& pred, double conf, double iou, int max_det,
-                                          bool agnostic, int max_nms, bool multi_label) {
+                                          bool agnostic, int max_nms, bool multi_label,
+                                          std::vector<at::Tensor>* anchors) {
   return guarded("non-maximum suppression", [&] {
     if (pred.dim() != 3 || pred.size(1) < 5) {
       fail("NMS expects predictions [batch, 4 + classes, anchors], got ", pred.sizes());
     }
     if (max_det < 0 || max_nms < 0) fail("NMS: max_det and max_nms must not be negative");
-    return pred.is_cuda() ? nmsTensorOps(pred, conf, iou, max_det, agnostic, max_nms, multi_label)
-                          : nmsHostLoop(pred, conf, iou, max_det, agnostic, max_nms, multi_label);
+    return pred.is_cuda() ? nmsTensorOps(pred, conf, iou, max_det, agnostic, max_nms, multi_label, anchors)
+                          : nmsHostLoop(pred, conf, iou, max_det, agnostic, max_nms, multi_label, anchors);
   });
 }
 

@@ -18,10 +18,12 @@ namespace ywb::eval {
 /// (the same as Ultralytics' coordinate offset, without its float rounding on large offsets); agnostic
 /// ignores classes. Ties in score keep the lower anchor index first (stable). Exact greedy NMS, class by
 /// class, with early exit at max_det; on CUDA the candidates are chosen and ordered on the device and only
-/// they are copied to the host.
+/// they are copied to the host. `anchors`, when given, gets per image the anchor (column of pred) each kept
+/// row came from, int64 [k] on the CPU (Ultralytics' return_idxs: what the tracker's ReID features index).
 std::vector<at::Tensor> nonMaxSuppression(const at::Tensor& pred, double conf = 0.001, double iou = 0.7,
                                           int max_det = 300, bool agnostic = false, int max_nms = 30000,
-                                          bool multi_label = false);
+                                          bool multi_label = false,
+                                          std::vector<at::Tensor>* anchors = nullptr);
 
 /// Converts one image's NMS output [k, 6] (any device) to the boxes DetectionMetrics takes.
 std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets);
@@ -31,9 +33,11 @@ std::vector<DetBox> detBoxesFromTensor(const at::Tensor& dets);
 /// tensor operations over the whole batch on pred's device with the greedy pass on a host copy of the
 /// candidates (used for CUDA: a few synchronisations per batch; runs on CPU too, for tests).
 std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double iou, int max_det,
-                                    bool agnostic, int max_nms, bool multi_label);
+                                    bool agnostic, int max_nms, bool multi_label,
+                                    std::vector<at::Tensor>* anchors = nullptr);
 std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double iou, int max_det,
-                                     bool agnostic, int max_nms, bool multi_label);
+                                     bool agnostic, int max_nms, bool multi_label,
+                                     std::vector<at::Tensor>* anchors = nullptr);
 
 /// Greedy NMS over boxes already in priority order. `boxes` [n, 4] x1y1x2y2 float, `classes` [n] int64
 /// (ignored when agnostic). Returns the kept row indices (int64, CPU), at most max_keep of them.

@@ -100,13 +100,15 @@ HeadOutputs DetectionModelImpl::forwardHeads(const at::Tensor& x) {
   return detect_->forwardHeads(headInputs(x));
 }
 
-std::vector<at::Tensor> DetectionModelImpl::forwardInference(const at::Tensor& x, bool end2end) {
+std::vector<at::Tensor> DetectionModelImpl::forwardInference(const at::Tensor& x, bool end2end,
+                                                             std::vector<at::Tensor>* head_inputs) {
   const auto in = headInputs(x);
+  if (head_inputs) *head_inputs = in;
   return end2end && this->end2end() ? detect_->forwardOne2One(in) : detect_->forward(in);
 }
 
-at::Tensor DetectionModelImpl::predict(const at::Tensor& x) {
-  return detect_->decode(forward(x));
+at::Tensor DetectionModelImpl::predict(const at::Tensor& x, std::vector<at::Tensor>* head_inputs) {
+  return detect_->decode(forwardInference(x, false, head_inputs));
 }
 
 std::vector<at::Tensor> DetectionModelImpl::taps(const at::Tensor& x, const std::vector<int>& layers) {

@@ -42,11 +42,13 @@ class DetectionModelImpl : public torch::nn::Module {
   /// what the end-to-end loss takes. one2many is what forward() returns, bit for bit.
   HeadOutputs forwardHeads(const at::Tensor& x);
   /// The raw maps inference decodes: the one-to-one branches when `end2end` and the model has them, else
-  /// the one-to-many ones (forward()). Only the chosen branches run.
-  std::vector<at::Tensor> forwardInference(const at::Tensor& x, bool end2end = true);
+  /// the one-to-many ones (forward()). Only the chosen branches run. `head_inputs`, when given, gets the
+  /// head's input maps [N, C_l, H/s, W/s] (the features BoT-SORT's ReID reads, as Ultralytics' hook does).
+  std::vector<at::Tensor> forwardInference(const at::Tensor& x, bool end2end = true,
+                                           std::vector<at::Tensor>* head_inputs = nullptr);
   /// Inference output [N, 4+nc, A] of the one-to-many branches: boxes xywh in input pixels, sigmoid class
-  /// scores (Ultralytics' output, the input of NMS).
-  at::Tensor predict(const at::Tensor& x);
+  /// scores (Ultralytics' output, the input of NMS). `head_inputs` as forwardInference's.
+  at::Tensor predict(const at::Tensor& x, std::vector<at::Tensor>* head_inputs = nullptr);
   /// Outputs of the chosen layers (indices 0 .. layers()-2) for x, without autograd state.
   std::vector<at::Tensor> taps(const at::Tensor& x, const std::vector<int>& layers);
 

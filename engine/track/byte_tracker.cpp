@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/error.h"
 #include "eval/host_box_iou.h"
 #include "track/linear_assignment.h"
 
@@ -10,9 +11,10 @@ namespace ywb::track {
 
 // One object: its motion, its last detection's score and class, and where it is in its life.
 struct ByteTracker::Track {
-  Track(BoxForm form, const DetBox& d) : kf(form, measure(form, d)), det(d) {}
+  Track(BoxForm form, const DetBox& d, const Appearance& a) : kf(form, measure(form, d)), det(d), look(a) {}
   KalmanBox kf;
   DetBox det;           // the last matched detection (score and class; the box is the filter's)
+  Appearance look;      // with ReID: the matched detections' features, smoothed
   int id = 0;           // 0 until activated
   bool tracked = true;  // false: lost (unmatched, kept for track_buffer frames)
   bool confirmed = false;
@@ -62,12 +64,21 @@ ByteTracker::ByteTracker(const TrackerOptions& options)
 ByteTracker::~ByteTracker() = default;
 
 std::vector<double> ByteTracker::costs(const std::vector<TrackPtr>& tracks, const std::vector<DetBox>& dets,
-                                       bool fuse_score) {
+                                       bool fuse_score, const std::vector<Appearance>* looks) const {
   std::vector<double> c(tracks.size() * dets.size());
   for (size_t i = 0; i < tracks.size(); ++i) {
     const DetBox b = tracks[i]->box();
-    for (size_t j = 0; j < dets.size(); ++j)
-      c[i * dets.size() + j] = 1 - eval::hostBoxIou(b, dets[j]) * (fuse_score ? dets[j].score : 1.0);
+    for (size_t j = 0; j < dets.size(); ++j) {
+      const double iou = eval::hostBoxIou(b, dets[j]);
+      double cost = 1 - iou * (fuse_score ? dets[j].score : 1.0);
+      // BoT-SORT's ReID: a pair that overlaps enough (1 - IoU at most proximity_thresh) and looks alike
+      // (halved cosine distance at most appearance_thresh) costs the lower of the two.
+      if (looks && 1 - iou <= o_.proximity_thresh) {
+        const double look = appearanceCost(tracks[i]->look, (*looks)[j]);
+        if (look <= o_.appearance_thresh) cost = std::min(cost, look);
+      }
+      c[i * dets.size() + j] = cost;
+    }
   }
   return c;
 }
@@ -79,23 +90,36 @@ void ByteTracker::activate(Track& t) {
   t.start = t.last = frame_;
 }
 
-void ByteTracker::follow(Track& t, const DetBox& det) {
+void ByteTracker::follow(Track& t, const DetBox& det, const Appearance& look) {
   t.kf.update(Track::measure(form_, det));
   t.det = det;
+  t.look.update(look.current);
   t.tracked = true;
   t.confirmed = true;
   t.last = frame_;
 }
 
-std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, const cv::Mat& frame) {
+std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, const cv::Mat& frame,
+                                        const Features& features) {
+  const bool reid = usesAppearance() && !features.empty();
+  if (reid && features.size() != detections.size())
+    fail("tracker: ", features.size(), " ReID feature vectors for ", detections.size(), " detections");
   ++frame_;
   std::vector<DetBox> high, low;
-  for (const DetBox& d : detections) {
-    if (d.score >= o_.track_high_thresh)
+  std::vector<Appearance> high_look, low_look;  // with ReID, each detection's features
+  for (size_t k = 0; k < detections.size(); ++k) {
+    const DetBox& d = detections[k];
+    Appearance look;
+    if (reid) look.update(features[k]);
+    if (d.score >= o_.track_high_thresh) {
       high.push_back(d);
-    else if (d.score > o_.track_low_thresh)
+      high_look.push_back(std::move(look));
+    } else if (d.score > o_.track_low_thresh) {
       low.push_back(d);
+      low_look.push_back(std::move(look));
+    }
   }
+  const std::vector<Appearance>* looks = reid ? &high_look : nullptr;
   std::vector<TrackPtr> confirmed, unconfirmed;
   for (const auto& t : tracked_) (t->confirmed ? confirmed : unconfirmed).push_back(t);
   std::vector<TrackPtr> found, refound, newly_lost, removed;
@@ -113,11 +137,11 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, c
     for (const auto& t : unconfirmed) t->kf.warp(warp);
   }
   std::vector<bool> pool_matched(pool.size(), false), high_matched(high.size(), false);
-  for (const auto& [i, j] : assignWithLimit(costs(pool, high, o_.fuse_score), int(pool.size()),
+  for (const auto& [i, j] : assignWithLimit(costs(pool, high, o_.fuse_score, looks), int(pool.size()),
                                             int(high.size()), o_.match_thresh)) {
     Track& t = *pool[size_t(i)];
     (t.tracked ? found : refound).push_back(pool[size_t(i)]);
-    follow(t, high[size_t(j)]);
+    follow(t, high[size_t(j)], high_look[size_t(j)]);
     pool_matched[size_t(i)] = high_matched[size_t(j)] = true;
   }
 
@@ -128,7 +152,7 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, c
   std::vector<bool> left_matched(left.size(), false);
   for (const auto& [i, j] :
        assignWithLimit(costs(left, low, false), int(left.size()), int(low.size()), 0.5)) {
-    follow(*left[size_t(i)], low[size_t(j)]);
+    follow(*left[size_t(i)], low[size_t(j)], low_look[size_t(j)]);
     found.push_back(left[size_t(i)]);
     left_matched[size_t(i)] = true;
   }
@@ -140,12 +164,17 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, c
 
   // 3. The remaining high-score detections against the tracks still waiting for their second match.
   std::vector<DetBox> rest;
-  for (size_t j = 0; j < high.size(); ++j)
-    if (!high_matched[j]) rest.push_back(high[j]);
+  std::vector<Appearance> rest_look;
+  for (size_t j = 0; j < high.size(); ++j) {
+    if (high_matched[j]) continue;
+    rest.push_back(high[j]);
+    rest_look.push_back(high_look[j]);
+  }
   std::vector<bool> unconfirmed_matched(unconfirmed.size(), false), rest_matched(rest.size(), false);
-  for (const auto& [i, j] : assignWithLimit(costs(unconfirmed, rest, o_.fuse_score), int(unconfirmed.size()),
-                                            int(rest.size()), 0.7)) {
-    follow(*unconfirmed[size_t(i)], rest[size_t(j)]);
+  for (const auto& [i, j] :
+       assignWithLimit(costs(unconfirmed, rest, o_.fuse_score, reid ? &rest_look : nullptr),
+                       int(unconfirmed.size()), int(rest.size()), 0.7)) {
+    follow(*unconfirmed[size_t(i)], rest[size_t(j)], rest_look[size_t(j)]);
     found.push_back(unconfirmed[size_t(i)]);
     unconfirmed_matched[size_t(i)] = rest_matched[size_t(j)] = true;
   }
@@ -155,7 +184,7 @@ std::vector<DetBox> ByteTracker::update(const std::vector<DetBox>& detections, c
   // 4. New tracks from what is left, where the score is high enough.
   for (size_t j = 0; j < rest.size(); ++j) {
     if (rest_matched[j] || rest[j].score < o_.new_track_thresh) continue;
-    auto t = std::make_shared<Track>(form_, rest[j]);
+    auto t = std::make_shared<Track>(form_, rest[j], rest_look[j]);
     activate(*t);
     found.push_back(t);
   }

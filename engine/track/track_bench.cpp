@@ -22,6 +22,12 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
     vx[i] = unit(rng) * 8 - 4, vy[i] = unit(rng) * 4 - 2;
   }
   track::ByteTracker tracker{o.tracker};
+  // With ReID, each object's appearance: 64 values of its own (YOLOv8n's feature length), seen with noise.
+  const bool reid = tracker.usesAppearance();
+  std::normal_distribution<float> normal(0, 1);
+  std::vector<std::vector<float>> looks(reid ? x.size() : 0, std::vector<float>(64));
+  for (auto& l : looks)
+    for (float& v : l) v = normal(rng);
   // The frames, for a tracker that looks at them: views of a smooth random scene panned (3, 1) px a frame.
   const bool frames = track::compensatesCameraMotion(o.tracker);
   constexpr int kW = 1920, kH = 1080, kPanX = 3, kPanY = 1;
@@ -36,8 +42,13 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
   double ms = 0;
   for (int f = 0; f < o.frames; ++f) {
     std::vector<DetBox> dets;
+    track::Features features;
     for (size_t i = 0; i < x.size(); ++i) {
       if (unit(rng) < 0.05f) continue;
+      if (reid) {
+        features.push_back(looks[i]);
+        for (float& v : features.back()) v += 0.3f * normal(rng);
+      }
       float cx = x[i] + vx[i] * float(f) + jitter(rng), cy = y[i] + vy[i] * float(f) + jitter(rng);
       if (frames) cx -= float(kPanX * f), cy -= float(kPanY * f);  // the camera moves right and down
       DetBox b;
@@ -47,7 +58,7 @@ TrackBenchReport benchmarkTracker(const TrackBenchOptions& o) {
     }
     const cv::Mat frame = frames ? scene(cv::Rect(kPanX * f, kPanY * f, kW, kH)) : cv::Mat();
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<DetBox> out = tracker.update(dets, frame);
+    const std::vector<DetBox> out = tracker.update(dets, frame, features);
     ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     r.tracked_boxes += (long long)out.size();
     for (const DetBox& b : out) ids.insert(b.track_id);

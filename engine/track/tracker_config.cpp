@@ -58,7 +58,9 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
   const YAML::Node root = loadYamlFile(tracker);
   if (root.IsNull()) return o;
   if (!root.IsMap()) fail(tracker, ": expected a mapping of setting: value (tracker_type: botsort, ...)");
-  std::string gmc_at;  // where gmc_method was set, for the build check
+  std::string gmc_at;         // where gmc_method was set, for the build check
+  std::string reid_model_at;  // where model: named a separate ReID network
+  std::string reid_model = "auto";
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
     const std::string at = tracker + ":" + std::to_string(kv.first.Mark().line + 1) + ": ";
@@ -108,16 +110,16 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
         fail(at, "gmc_method: '", v.IsScalar() ? v.Scalar() : std::string("a list or map"),
              "' is not a method (sparseOptFlow, orb, sift, ecc or none)");
       gmc_at = at;
-    } else if (key == "proximity_thresh" || key == "appearance_thresh") {
-      number(0, 1);  // ReID's gates: checked, unused while ReID is off
+    } else if (key == "proximity_thresh") {
+      o.proximity_thresh = number(0, 1);
+    } else if (key == "appearance_thresh") {
+      o.appearance_thresh = number(0, 1);
     } else if (key == "with_reid") {
-      if (flag())
-        fail(at,
-             "with_reid: ReID (appearance features) is not available; BoT-SORT runs without it "
-             "(with_reid: false)");
+      o.with_reid = flag();
     } else if (key == "model") {
-      if (!v.IsScalar() && !v.IsNull())
-        fail(at, "model: expected a name (ReID's model, unused without ReID)");
+      if (!v.IsScalar() && !v.IsNull()) fail(at, "model: expected a name (ReID's model: auto)");
+      reid_model = v.IsNull() ? std::string("auto") : v.Scalar();
+      reid_model_at = at;
     } else {
       fail(at, "unknown setting '", key,
            "' (the settings are tracker_type, track_high_thresh, track_low_thresh, new_track_thresh, "
@@ -128,6 +130,11 @@ TrackerOptions loadTrackerOptions(const std::string& tracker) {
   if (o.track_low_thresh > o.track_high_thresh)
     fail(tracker, ": track_low_thresh ", o.track_low_thresh, " is above track_high_thresh ",
          o.track_high_thresh);
+  if (o.type != TrackerType::BotSort) o.with_reid = false;  // ByteTrack has no ReID (Ultralytics ignores it)
+  if (o.with_reid && reid_model != "auto")
+    fail(reid_model_at, "model: '", reid_model,
+         "': a separate ReID network is not available; model: auto uses the detector's own features "
+         "(the head's input at each detection's anchor)");
   checkBuilt(o, gmc_at.empty() ? tracker + ": " : gmc_at);
   return o;
 }

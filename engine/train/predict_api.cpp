@@ -46,36 +46,50 @@ bool nmsFree(const model::DetectionModelImpl& m, const PredictOptions& o) {
   return o.end2end && m.end2end();
 }
 
-// With `classes`, Ultralytics' filter on NMS-free detections [k, 6]: the rows of other classes are dropped.
-at::Tensor keepClasses(const at::Tensor& det, const at::Tensor& allowed) {
+// With `classes`, Ultralytics' filter on NMS-free detections [k, 6]: the rows of other classes are dropped
+// (and their anchors, when given).
+at::Tensor keepClasses(const at::Tensor& det, const at::Tensor& allowed, at::Tensor* anchors = nullptr) {
   if (!allowed.defined()) return det;
-  return det.index({allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)})});
+  const at::Tensor keep = allowed.to(det.device()).index({det.select(1, 5).to(at::kLong)});
+  if (anchors) *anchors = anchors->index({keep.to(anchors->device())});
+  return det.index({keep});
 }
 
 // NMS of one image's predictions [1, 4 + nc, A]. With `classes`, Ultralytics' filter before NMS: an anchor
 // whose best class (over all classes) is another one loses every score, so it is no candidate (the same
 // candidates as Ultralytics' filter after its best-class step).
-at::Tensor nmsDetections(at::Tensor pred, const PredictOptions& o, const at::Tensor& allowed) {
+at::Tensor nmsDetections(at::Tensor pred, const PredictOptions& o, const at::Tensor& allowed,
+                         std::vector<at::Tensor>* anchors = nullptr) {
   if (allowed.defined()) {
     const at::Tensor scores = pred.narrow(1, 4, pred.size(1) - 4);
     const at::Tensor keep = allowed.to(pred.device()).index({scores.argmax(1)});  // [1, A]
     pred = at::cat({pred.narrow(1, 0, 4), scores * keep.unsqueeze(1).to(scores.scalar_type())}, 1);
   }
-  return eval::nonMaxSuppression(pred, o.conf, o.iou, o.max_det, o.agnostic)[0];
+  return eval::nonMaxSuppression(pred, o.conf, o.iou, o.max_det, o.agnostic, 30000, false, anchors)[0];
 }
 
 // One image's detections [k, 6]: NMS-free from an end-to-end model's one-to-one head, else NMS on the
-// one-to-many head.
+// one-to-many head. `features`, when given, gets each detection's appearance for BoT-SORT's ReID: the head's
+// inputs at the anchor it came from (one pass: not with augment).
 at::Tensor detectTensor(model::DetectionModelImpl& m, const at::Tensor& x, const PredictOptions& o,
-                        const at::Tensor& allowed) {
-  if (nmsFree(m, o))
-    return keepClasses(
-        eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true)), o.conf, o.max_det)[0],
-        allowed);
-  const at::Tensor pred = o.augment ? model::augmentedPrediction(
-                                          x, m.strides(), [&](const at::Tensor& xi) { return m.predict(xi); })
-                                    : m.predict(x);  // [1, 4 + nc, A]
-  return nmsDetections(pred, o, allowed);
+                        const at::Tensor& allowed, track::Features* features = nullptr) {
+  std::vector<at::Tensor> maps, anchors;
+  std::vector<at::Tensor>* want_maps = features ? &maps : nullptr;
+  std::vector<at::Tensor>* want_anchors = features ? &anchors : nullptr;
+  at::Tensor det;
+  if (nmsFree(m, o)) {
+    det = eval::end2endDetections(m.detect()->decode(m.forwardInference(x, true, want_maps)), o.conf,
+                                  o.max_det, want_anchors)[0];
+    det = keepClasses(det, allowed, features ? &anchors[0] : nullptr);
+  } else {
+    const at::Tensor pred =
+        o.augment
+            ? model::augmentedPrediction(x, m.strides(), [&](const at::Tensor& xi) { return m.predict(xi); })
+            : m.predict(x, want_maps);  // [1, 4 + nc, A]
+    det = nmsDetections(pred, o, allowed, want_anchors);
+  }
+  if (features) *features = track::objectFeatures(maps, anchors[0]);
+  return det;
 }
 
 // The same from an exported model: its rows (end-to-end) or NMS of its output.
@@ -90,6 +104,14 @@ at::Tensor detectTensor(exported::ExportedDetector& m, const at::Tensor& x, cons
 class Predictor {
  public:
   explicit Predictor(const PredictOptions& o) : o_(o), device_(pickDevice(o.device)) {
+    // BoT-SORT's ReID (model: auto) reads the model's own features, which only the weights give.
+    reid_ = o.track && o.tracker.type == TrackerType::BotSort && o.tracker.with_reid;
+    if (reid_ && exported::isExportedModelPath(o.weights))
+      fail(
+          "tracker: with_reid takes each object's appearance from the detector's own features (model: "
+          "auto), which an exported model ('",
+          o.weights,
+          "') does not give; track with the weights (.pt or .safetensors), or with with_reid: false");
     if (exported::isExportedModelPath(o.weights)) {
       exported_ = exported::openExportedDetector(o.weights);
       exported::checkExportedOptions(exported_->info(), o.end2end, o.augment);
@@ -103,6 +125,10 @@ class Predictor {
       names_ = lm_.names;
       imgsz_ = o.imgsz > 0 ? o.imgsz : lm_.imgsz;
     }
+    if (reid_ && o.augment && !nmsFree())
+      fail(
+          "tracker: with_reid takes each object's appearance from one forward pass; augment=true runs three "
+          "(track without augment, or with with_reid: false)");
     if (!o.classes.empty()) {
       allowed_ = at::zeros({int64_t(names_.size())}, at::kBool);
       for (const int c : o.classes) {
@@ -134,8 +160,10 @@ class Predictor {
                        .to(device_)
                        .to(at::kFloat)
                        .div_(255.0);
+    track::Features features;  // with ReID, each detection's appearance (in det's row order)
     at::Tensor det =
-        (exported_ ? detectTensor(*exported_, x, o_, allowed_) : detectTensor(*lm_.model, x, o_, allowed_))
+        (exported_ ? detectTensor(*exported_, x, o_, allowed_)
+                   : detectTensor(*lm_.model, x, o_, allowed_, reid_ && tracker ? &features : nullptr))
             .to(at::kCPU)
             .contiguous();
     ImageDetections out;
@@ -159,7 +187,7 @@ class Predictor {
       out.boxes.push_back(b);
     }
     if (tracker) {
-      out.boxes = tracker->update(out.boxes, img);
+      out.boxes = tracker->update(out.boxes, img, features);
       for (DetBox& b : out.boxes) clip(b);  // the filter's box may reach past the image
     }
     return out;
@@ -194,6 +222,7 @@ class Predictor {
   std::unique_ptr<exported::ExportedDetector> exported_;  // an exported model
   std::vector<std::string> names_;
   bool minimal_letterbox_ = true;  // the letterbox pads to the stride only (else to imgsz_ x imgsz_)
+  bool reid_ = false;              // the tracker compares appearance: detections come with features
   int imgsz_ = 0;
   at::Tensor allowed_;  // [nc] bool, defined when classes= chose some
   UniqueStems stems_;

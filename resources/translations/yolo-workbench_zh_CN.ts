@@ -1270,10 +1270,6 @@
         <translation>ByteTrack</translation>
     </message>
     <message>
-        <source>The tracker (ywb track tracker=): BoT-SORT, Ultralytics&apos; default, also moves each object&apos;s predicted box with the camera&apos;s motion between frames; ByteTrack does not</source>
-        <translation>跟踪器（ywb track tracker=）：BoT-SORT 为 Ultralytics 的默认跟踪器，还会按帧间相机运动移动每个目标的预测框；ByteTrack 不会</translation>
-    </message>
-    <message>
         <source>Tracked with %1: %2 objects followed.</source>
         <translation>使用 %1 跟踪：共跟踪 %2 个目标。</translation>
     </message>
@@ -1292,6 +1288,14 @@
     <message>
         <source>weights/best.safetensors of a run (or exported weights, an ONNX graph or a TorchScript model)</source>
         <translation>某次运行的 weights/best.safetensors（或导出的权重、ONNX 图或 TorchScript 模型）</translation>
+    </message>
+    <message>
+        <source>BoT-SORT + ReID</source>
+        <translation>BoT-SORT + ReID</translation>
+    </message>
+    <message>
+        <source>The tracker (ywb track tracker=): BoT-SORT, Ultralytics&apos; default, also moves each object&apos;s predicted box with the camera&apos;s motion between frames; with ReID (with_reid: True, model: auto) it also compares how overlapping objects look, by the detector&apos;s own features (the weights only, not an exported model); ByteTrack does neither</source>
+        <translation>跟踪器（ywb track tracker=）：BoT-SORT 是 Ultralytics 的默认跟踪器，还会随帧间相机运动移动每个目标的预测框；启用 ReID（with_reid: True，model: auto）时，还会用检测器自身的特征比较相互重叠的目标的外观（仅限权重文件，不支持导出的模型）；ByteTrack 两者都不做</translation>
     </message>
 </context>
 <context>

@@ -10,4 +10,5 @@ endif()
 ywb_add_test(test_test_time_augment SOURCES test_test_time_augment.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 300)
 # Tracking (engine/track): assignment, Kalman filters, the trackers' rules, tracker files; BoT-SORT's camera motion.
 ywb_add_test(test_track SOURCES test_track.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 60)
+ywb_add_test(test_track_reid SOURCES test_track_reid.cpp LABELS unit ENGINE_INTERNAL TORCH_PCH TIMEOUT 60)
 ywb_add_test(test_botsort SOURCES test_botsort.cpp LABELS unit ENGINE_INTERNAL TIMEOUT 120)

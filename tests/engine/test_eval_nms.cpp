@@ -165,12 +165,28 @@ class TestEvalNms : public QObject {
                           Case{0.001, 0.45, 300, true, 30000, false}, Case{0.3, 0.6, 100, false, 200, false},
                           Case{0.001, 0.7, 300, false, 37, true}, Case{0.4, 0.7, 300, false, 30000, true},
                           Case{0.4, 0.7, 300, true, 30000, true}}) {
-      const auto x = ywb::eval::nmsHostLoop(p, c.conf, c.iou, c.max_det, c.agnostic, c.max_nms, c.multi);
-      const auto y = ywb::eval::nmsTensorOps(p, c.conf, c.iou, c.max_det, c.agnostic, c.max_nms, c.multi);
+      std::vector<at::Tensor> xa, ya;  // each kept row's anchor (return_idxs)
+      const auto x = ywb::eval::nmsHostLoop(p, c.conf, c.iou, c.max_det, c.agnostic, c.max_nms, c.multi, &xa);
+      const auto y =
+          ywb::eval::nmsTensorOps(p, c.conf, c.iou, c.max_det, c.agnostic, c.max_nms, c.multi, &ya);
       QCOMPARE(x.size(), size_t(4));
       QCOMPARE(y.size(), size_t(4));
+      QCOMPARE(xa.size(), size_t(4));
       for (size_t i = 0; i < x.size(); ++i) {
         QVERIFY(i == 2 ? x[i].size(0) == 0 : x[i].size(0) > 5);
+        // The anchors agree between the pipelines, and each row is its anchor's column of the head output:
+        // the box its centre and size give, and the score of the row's class there.
+        QVERIFY(at::equal(xa[i], ya[i]));
+        QCOMPARE(xa[i].size(0), x[i].size(0));
+        for (int64_t k = 0; k < x[i].size(0); ++k) {
+          const int64_t a = xa[i][k].item<int64_t>();
+          const at::Tensor column = p[int64_t(i)].select(1, a);  // [4 + nc]
+          const float cx = column[0].item<float>(), cy = column[1].item<float>();
+          const float hw = column[2].item<float>() / 2, hh = column[3].item<float>() / 2;
+          QCOMPARE(x[i][k][0].item<float>(), cx - hw);
+          QCOMPARE(x[i][k][3].item<float>(), cy + hh);
+          QCOMPARE(x[i][k][4].item<float>(), column[4 + int64_t(x[i][k][5].item<float>())].item<float>());
+        }
         QVERIFY2(at::equal(x[i], y[i]), qPrintable(QString("conf %1 iou %2 agnostic %3 multi %4")
                                                        .arg(c.conf)
                                                        .arg(c.iou)

@@ -168,7 +168,12 @@ class TestModelYolo26 : public QObject {
     const at::Tensor want =
         at::tensor({8.f, 9.f, 12.f, 11.f, 0.9f, 0.f, 29.f, 27.f, 31.f, 33.f, 0.8f, 1.f}).view({2, 6});
     QVERIFY2(d.allclose(want), "rows (x1, y1, x2, y2, score, class)");
-    QCOMPARE(ywb::eval::end2endDetections(pred, 0.85, 2)[0].size(0), int64_t(1));
+    // The rows' anchors (what BoT-SORT's ReID reads features at): a0 and a2; with conf 0.85 a0 alone.
+    std::vector<at::Tensor> anchors;
+    QCOMPARE(ywb::eval::end2endDetections(pred, 0.85, 2, &anchors)[0].size(0), int64_t(1));
+    QVERIFY(at::equal(anchors.at(0), at::tensor({int64_t(0)})));
+    ywb::eval::end2endDetections(pred, 0.001, 2, &anchors);
+    QVERIFY(at::equal(anchors.at(0), at::tensor({int64_t(0), int64_t(2)})));
   }
 
   // 8.4 checkpoints are rebuilt as their pickles say; 8.3 ones keep SiLU in SPPF.

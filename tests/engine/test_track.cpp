@@ -255,7 +255,8 @@ void TestTrack::trackerFilesAreChecked() {
   QCOMPARE(o.track_buffer, 60);
   QCOMPARE(o.fuse_score, false);
   QCOMPARE(o.match_thresh, 0.8);  // not given: the default
-  // Ultralytics' botsort.yaml keys, ReID's included (off); gmc_method in a ByteTrack file is ignored.
+  // Ultralytics' botsort.yaml keys, ReID's included (off: test_track_reid has it on); gmc_method in a
+  // ByteTrack file is ignored.
   const ywb::TrackerOptions bo = ywb::loadTrackerOptions(
       write("bot.yaml",
             "tracker_type: botsort\ngmc_method: orb\nproximity_thresh: 0.5\nappearance_thresh: 0.8\n"
@@ -273,7 +274,8 @@ void TestTrack::trackerFilesAreChecked() {
       {"track_low_thresh: low\n", ":1: track_low_thresh: expected a number, found 'low'"},
       {"tracker_type: deepsort\n", ":1: tracker_type: 'deepsort' is not a tracker"},
       {"gmc_method: optflow\n", ":1: gmc_method: 'optflow' is not a method"},
-      {"track_high_thresh: 0.3\nwith_reid: true\n", ":2: with_reid: ReID"},
+      {"track_high_thresh: 0.3\nwith_reid: true\nmodel: osnet.pt\n",
+       ":3: model: 'osnet.pt': a separate ReID"},
       {"proximity_thresh: 2\n", ":1: proximity_thresh: 2 is outside [0, 1]"},
       {"track_low_thresh: 0.5\ntrack_high_thresh: 0.3\n",
        "track_low_thresh 0.5 is above track_high_thresh 0.3"},

@@ -32,6 +32,7 @@ class TestTrackVideo : public QObject {
   void tracksFollowTheObjects();
   void anImageIsOneFrame();
   void aFrameFolderWithPersist();
+  void reidFollowsTheObjects();
   void badTrackerArguments();
 
  private:
@@ -79,6 +80,44 @@ double iou(const Box& a, const Box& b, float dx = 0, float dy = 0) {
   return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
 }
 
+// The invariants of tracks `t` against the same frames' detections `p` (predict at the tracking conf):
+// ids from 1, one per box in a frame; each track box is one of the frame's detections (same class and
+// score, a box the filter moved only a little); an id continues on one object (its boxes in consecutive
+// frames overlap once the pan is undone); and objects were followed (far fewer ids than boxes).
+void checkFollows(const QJsonArray& t, const QJsonArray& p) {
+  QCOMPARE(t.size(), kFrames);
+  QCOMPARE(p.size(), kFrames);
+  int continued = 0, total = 0;
+  std::set<int> ids;
+  for (int f = 0; f < kFrames; ++f) {
+    const std::vector<Box> tb = boxesOf(t[f].toObject()), pb = boxesOf(p[f].toObject());
+    std::set<int> here;
+    for (const Box& b : tb) {
+      QVERIFY2(b.id >= 1 && here.insert(b.id).second,
+               qPrintable(QString("frame %1 id %2").arg(f + 1).arg(b.id)));
+      ids.insert(b.id);
+      bool found = false;
+      for (const Box& d : pb) found = found || (d.cls == b.cls && d.score == b.score && iou(b, d) > 0.8);
+      QVERIFY2(found,
+               qPrintable(QString("frame %1: track %2 is no detection of the frame").arg(f + 1).arg(b.id)));
+    }
+    total += int(tb.size());
+    if (f == 0) continue;
+    for (const Box& a : boxesOf(t[f - 1].toObject())) {
+      for (const Box& b : tb) {
+        if (a.id != b.id) continue;
+        const double o = iou(a, b, kDx, kDy);
+        QVERIFY2(o > 0.3, qPrintable(QString("frame %1: id %2 jumped (IoU %3)").arg(f + 1).arg(a.id).arg(o)));
+        ++continued;
+      }
+    }
+  }
+  // A tracker that numbered every box anew would fail here.
+  QVERIFY2(
+      continued >= 10 && int(ids.size()) * 2 < total,
+      qPrintable(QString("%1 boxes, %2 continuations, %3 ids").arg(total).arg(continued).arg(ids.size())));
+}
+
 }  // namespace
 
 void TestTrackVideo::initTestCase() {
@@ -118,25 +157,14 @@ void TestTrackVideo::tracksFollowTheObjects() {
   QCOMPARE(t.size(), kFrames);
   QCOMPARE(p.size(), kFrames);
   QCOMPARE(tracked["run_dir"].toString(), tmp_.path() + "/track");
-  int continued = 0, total = 0;
-  std::set<int> ids;
+  checkFollows(t, p);
+  if (QTest::currentTestFailed()) return;
   ywb::track::ByteTracker replayed{ywb::loadTrackerOptions("botsort.yaml")};
   cv::VideoCapture frames(video.toStdString(), cv::CAP_FFMPEG);  // as ywb reads it (data/video_io.cpp)
   for (int f = 0; f < kFrames; ++f) {
     cv::Mat frame;
     QVERIFY(frames.read(frame));
     const std::vector<Box> tb = boxesOf(t[f].toObject()), pb = boxesOf(p[f].toObject());
-    std::set<int> here;
-    for (const Box& b : tb) {
-      QVERIFY2(b.id >= 1 && here.insert(b.id).second,
-               qPrintable(QString("frame %1 id %2").arg(f + 1).arg(b.id)));
-      ids.insert(b.id);
-      // Its detection: the same class and score, a box the filter moved only a little.
-      bool found = false;
-      for (const Box& d : pb) found = found || (d.cls == b.cls && d.score == b.score && iou(b, d) > 0.8);
-      QVERIFY2(found,
-               qPrintable(QString("frame %1: track %2 is no detection of the frame").arg(f + 1).arg(b.id)));
-    }
     // Labels: the predict columns, then the id.
     QFile labels(QString("%1/track/labels/pan_%2.txt").arg(tmp_.path()).arg(f + 1));
     QVERIFY(labels.open(QIODevice::ReadOnly));
@@ -167,23 +195,7 @@ void TestTrackVideo::tracksFollowTheObjects() {
       QVERIFY(std::abs(tb[k].x1 - std::clamp(replay[k].x1, 0.f, 256.f)) < 1e-3);
       QVERIFY(std::abs(tb[k].y2 - std::clamp(replay[k].y2, 0.f, 224.f)) < 1e-3);
     }
-    total += int(tb.size());
-    if (f == 0) continue;
-    // One id stays on one object: in consecutive frames its boxes overlap once the pan is undone.
-    for (const Box& a : boxesOf(t[f - 1].toObject())) {
-      for (const Box& b : tb) {
-        if (a.id != b.id) continue;
-        const double o = iou(a, b, kDx, kDy);
-        QVERIFY2(o > 0.3, qPrintable(QString("frame %1: id %2 jumped (IoU %3)").arg(f + 1).arg(a.id).arg(o)));
-        ++continued;
-      }
-    }
   }
-  // The test means something only when objects were followed from frame to frame: ids continue, and far
-  // fewer ids than boxes were given (a tracker that numbered every box anew would fail here).
-  QVERIFY2(
-      continued >= 10 && int(ids.size()) * 2 < total,
-      qPrintable(QString("%1 boxes, %2 continuations, %3 ids").arg(total).arg(continued).arg(ids.size())));
   QCOMPARE(tracked["videos"].toArray(), QJsonArray{tmp_.path() + "/track/pan.avi"});
   cv::VideoCapture out((tmp_.path() + "/track/pan.avi").toStdString(), cv::CAP_FFMPEG);
   QCOMPARE(int(out.get(cv::CAP_PROP_FRAME_COUNT)), kFrames);
@@ -267,8 +279,30 @@ void TestTrackVideo::aFrameFolderWithPersist() {
       qPrintable(QString("%1 boxes, %2 continuations, %3 ids").arg(total).arg(continued).arg(ids.size())));
 }
 
-// Refused before anything is written: a tracker that is neither built in nor a file, ReID (not available),
-// and tracker= for predict; none leaves a run folder.
+// BoT-SORT with ReID (with_reid: True, model: auto: the detector's own features at each detection's anchor)
+// keeps the invariants above, with YOLO26's NMS-free one-to-one head and with its one-to-many head and NMS
+// (each gives its detections' anchors).
+void TestTrackVideo::reidFollowsTheObjects() {
+  const QString video = tmp_.path() + "/pan.avi";
+  QFile reid(tmp_.path() + "/reid-on.yaml");
+  QVERIFY(reid.open(QIODevice::WriteOnly));
+  reid.write("tracker_type: botsort\nwith_reid: True\nmodel: auto\n");
+  reid.close();
+  for (const QString end2end : {"end2end=true", "end2end=false"}) {
+    const QJsonArray t = runJson("track", {"source=" + video, "project=" + tmp_.path(), "name=reid",
+                                           "save=false", "tracker=" + reid.fileName(), end2end})["images"]
+                             .toArray();
+    const QJsonArray p = runJson("predict", {"source=" + video, "project=" + tmp_.path(), "name=reidp",
+                                             "save=false", "conf=0.1", end2end})["images"]
+                             .toArray();
+    checkFollows(t, p);
+    if (QTest::currentTestFailed()) return;
+  }
+}
+
+// Refused before anything is written: a tracker that is neither built in nor a file, a separate ReID model
+// (not available), and tracker= for predict; none leaves a run folder. ReID with an exported model (no
+// features) or with test-time augmentation (three passes) is refused with why.
 void TestTrackVideo::badTrackerArguments() {
   const QString project = tmp_.path() + "/refused";
   const CliResult missing = ywbRun(
@@ -277,18 +311,37 @@ void TestTrackVideo::badTrackerArguments() {
   QVERIFY2(missing.err.contains("tracker=deepsort.yaml: no such file"), missing.err.constData());
   QFile reid(tmp_.path() + "/reid.yaml");
   QVERIFY(reid.open(QIODevice::WriteOnly));
-  reid.write("tracker_type: botsort\nwith_reid: True\nmodel: auto\n");
+  reid.write("tracker_type: botsort\nwith_reid: True\nmodel: yolo11n-cls.pt\n");
   reid.close();
   const CliResult bot = ywbRun({"track", "weights=" + kWeights, "source=" + kImage,
                                 "tracker=" + reid.fileName(), "project=" + project});
   QCOMPARE(bot.code, 1);
-  QVERIFY2(bot.err.contains("reid.yaml:2: with_reid: ReID (appearance features) is not available"),
+  QVERIFY2(bot.err.contains("reid.yaml:3: model: 'yolo11n-cls.pt': a separate ReID network is not available"),
            bot.err.constData());
   const CliResult predict = ywbRun(
       {"predict", "weights=" + kWeights, "source=" + kImage, "tracker=bytetrack.yaml", "project=" + project});
   QCOMPARE(predict.code, 1);
   QVERIFY2(predict.err.contains("unknown argument 'tracker='"), predict.err.constData());
   QVERIFY(!QDir(project).exists());
+
+  QVERIFY(reid.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  reid.write("with_reid: True\n");
+  reid.close();
+  QFile onnx(tmp_.path() + "/best.onnx");
+  QVERIFY(onnx.open(QIODevice::WriteOnly));
+  onnx.close();
+  const CliResult exported = ywbRun({"track", "weights=" + onnx.fileName(), "source=" + kImage,
+                                     "tracker=" + reid.fileName(), "project=" + tmp_.path() + "/refused2"});
+  QCOMPARE(exported.code, 1);
+  QVERIFY2(
+      exported.err.contains("with_reid takes each object's appearance from the detector's own features") &&
+          exported.err.contains("best.onnx') does not give"),
+      exported.err.constData());
+  const CliResult tta =
+      ywbRun({"track", "weights=" + kWeights, "source=" + kImage, "tracker=" + reid.fileName(),
+              "end2end=false", "augment=true", "project=" + tmp_.path() + "/refused2"});
+  QCOMPARE(tta.code, 1);
+  QVERIFY2(tta.err.contains("augment=true runs three"), tta.err.constData());
 }
 
 #else  // moc sees every slot; without videoio the whole case is skipped
@@ -299,6 +352,7 @@ void TestTrackVideo::initTestCase() {
 void TestTrackVideo::tracksFollowTheObjects() {}
 void TestTrackVideo::anImageIsOneFrame() {}
 void TestTrackVideo::aFrameFolderWithPersist() {}
+void TestTrackVideo::reidFollowsTheObjects() {}
 void TestTrackVideo::badTrackerArguments() {}
 
 #endif

@@ -217,9 +217,34 @@ class TestPredictSource : public QObject {
     QTest::qWait(100);
     QVERIFY(tab.grab().save(shotsDir() + "/predictions_track.png"));
 
-    // Choosing ByteTrack tracks again with it: the engine's ByteTrack tracks, and the summary names it.
-    tab.findChild<QComboBox*>("predTracker")->setCurrentIndex(1);
+    // Choosing BoT-SORT + ReID (with_reid, model: auto) while test-time augmentation is ticked is refused
+    // with the engine's reason (ReID reads one pass's features); unticking it tracks with ReID: the engine's
+    // tracks.
+    auto* tracker = tab.findChild<QComboBox*>("predTracker");
+    tracker->setCurrentIndex(tracker->findText("BoT-SORT + ReID"));
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 5, 60000);
+    QVERIFY(!done.last().first().toBool());
+    QVERIFY2(summary->text().contains("augment=true runs three"), qPrintable(summary->text()));
+    tab.findChild<QCheckBox*>("predAugment")->setChecked(false);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 6, 60000);
+    QVERIFY2(done.last().first().toBool(), qPrintable(summary->text()));
+    o.augment = false;
+    o.tracker.with_reid = true;
+    const ywb::PredictReport reid = ywb::predictImages(o);
+    const auto& got_reid = tab.report().detections;
+    QCOMPARE(got_reid.size(), reid.images.size());
+    for (size_t i = 0; i < got_reid.size(); ++i) {
+      QCOMPARE(got_reid[i].boxes.size(), reid.images[i].boxes.size());
+      for (size_t k = 0; k < got_reid[i].boxes.size(); ++k)
+        QCOMPARE(got_reid[i].boxes[k].track_id, reid.images[i].boxes[k].track_id);
+    }
+    QVERIFY2(summary->text().contains("Tracked with BoT-SORT + ReID: "), qPrintable(summary->text()));
+    QTest::qWait(100);
+    QVERIFY(tab.grab().save(shotsDir() + "/predictions_reid.png"));
+
+    // Choosing ByteTrack tracks again with it: the engine's ByteTrack tracks, and the summary names it.
+    tracker->setCurrentIndex(tracker->findText("ByteTrack"));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 7, 60000);
     QVERIFY(done.last().first().toBool());
     o.tracker = ywb::loadTrackerOptions("bytetrack.yaml");
     const ywb::PredictReport byte = ywb::predictImages(o);
@@ -238,7 +263,7 @@ class TestPredictSource : public QObject {
     // from file to file, so they differ from the tracker-per-file ids above (ByteTrack still chosen; there
     // each image starts at 1).
     tab.findChild<QCheckBox*>("predPersist")->setChecked(true);
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 6, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 8, 60000);
     QVERIFY(done.last().first().toBool());
     o.persist = true;
     const ywb::PredictReport seq = ywb::predictImages(o);
@@ -259,7 +284,7 @@ class TestPredictSource : public QObject {
     // A missing source fails with the engine's message, and says so.
     tab.setSource(tmp.path() + "/nothing-here");
     tab.predict();
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 7, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 9, 60000);
     QVERIFY(!done.last().first().toBool());
     QVERIFY2(summary->text().startsWith("Prediction failed:") && summary->text().contains("nothing-here"),
              qPrintable(summary->text()));

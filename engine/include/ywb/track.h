@@ -29,14 +29,22 @@ struct TrackerOptions {
   int track_buffer = 30;           ///< frames (at 30 fps) a lost track is kept before it is dropped
   double match_thresh = 0.8;       ///< the first association's largest cost (1 - IoU, see fuse_score)
   bool fuse_score = true;          ///< the first association's cost is 1 - IoU x the detection's score
+  /// BoT-SORT's ReID (with_reid, model: auto): the first and third associations also compare appearance,
+  /// the detector's own features at each detection's anchor (track/appearance.h). A pair's cost becomes the
+  /// lower of its motion cost and its appearance cost, where the appearance cost counts only for pairs whose
+  /// boxes overlap (1 - IoU at most proximity_thresh) and whose appearance cost is at most
+  /// appearance_thresh.
+  bool with_reid = false;
+  double proximity_thresh = 0.5;
+  double appearance_thresh = 0.8;
 };
 
 /// The settings a `tracker=` value names: "botsort.yaml" (or "botsort": the defaults above), "bytetrack.yaml"
 /// (or "bytetrack") or a YAML file with Ultralytics' keys (tracker_type, the thresholds above, gmc_method,
-/// and BoT-SORT's ReID keys proximity_thresh, appearance_thresh, with_reid and model, which are checked but
-/// unused since ReID is off; missing keys keep their defaults; ByteTrack ignores gmc_method, as Ultralytics
-/// does). Throws ywb::Error naming the file and the key for an unreadable file, an unknown key, a value
-/// out of range, with_reid: true (ReID is not available), or a gmc_method this build lacks.
+/// and BoT-SORT's ReID keys proximity_thresh, appearance_thresh, with_reid and model; missing keys keep
+/// their defaults; ByteTrack ignores gmc_method and the ReID keys, as Ultralytics does). Throws ywb::Error
+/// naming the file and the key for an unreadable file, an unknown key, a value out of range, a ReID model
+/// other than auto (a separate ReID network is not available), or a gmc_method this build lacks.
 TrackerOptions loadTrackerOptions(const std::string& tracker);
 
 /// gmc_method's names as Ultralytics spells them: "sparseOptFlow", "orb", "sift", "ecc", "none".
@@ -46,7 +54,8 @@ const char* gmcMethodName(GmcMethod m);
 /// constant speeds over a 1920 x 1080 frame, each missed in a frame with probability 0.05, scores uniform
 /// in [0, 1), coordinates jittered by 1.5 px. A BoT-SORT that compensates camera motion gets the frames too:
 /// a textured scene the camera pans over by (3, 1) px a frame (the boxes move with it), so its time includes
-/// the motion estimate on 1920 x 1080 frames.
+/// the motion estimate on 1920 x 1080 frames. A BoT-SORT with with_reid also gets each box's appearance:
+/// 64 random values per object, seen with Gaussian noise (sigma 0.3 against 1).
 struct TrackBenchOptions {
   int objects = 50;
   int frames = 1000;

@@ -14,9 +14,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "benchmark_panel.h"
 #include "opened_path.h"
 #include "weights_download_dialog.h"
 
@@ -176,7 +178,15 @@ void ExportTab::buildForm() {
   output_->setObjectName("exportOutput");
   output_->setReadOnly(true);
   output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  layout->addWidget(output_, 1);
+  // Below the files: the export's report as the command prints it, and the benchmark of every format.
+  auto* pages = new QTabWidget(this);
+  pages->setObjectName("exportPages");
+  pages->addTab(output_, tr("Report"));
+  benchmark_ = new BenchmarkPanel(this);
+  pages->addTab(benchmark_, tr("Benchmark every format (ywb benchmark)"));
+  layout->addWidget(pages, 1);
+  connect(weights_, &QLineEdit::textChanged, benchmark_, &BenchmarkPanel::setWeights);
+  connect(benchmark_, &BenchmarkPanel::logLine, this, &ExportTab::logLine);
 
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p =

@@ -19,6 +19,8 @@ class QTableWidget;
 
 namespace ywb::gui {
 
+class BenchmarkPanel;
+
 class ExportTab : public QWidget {
   Q_OBJECT
  public:
@@ -72,6 +74,7 @@ class ExportTab : public QWidget {
   QLabel* status_ = nullptr;
   QTableWidget* files_ = nullptr;
   QPlainTextEdit* output_ = nullptr;
+  BenchmarkPanel* benchmark_ = nullptr;  ///< `ywb benchmark` of the same weights
   bool exporting_ = false;
   std::unique_ptr<ExportReport> report_;
   WorkerThreads workers_;  ///< last member: destroyed (cancelled, joined) first

@@ -88,17 +88,6 @@ std::vector<VerifyShape> verifyShapes(const ExportOptions& o, int64_t imgsz, int
   return {{2, imgsz, imgsz}, {2, big, big}, {1, imgsz, big}};
 }
 
-std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
-  std::string s;
-  for (const auto& sh : shapes) {
-    if (!s.empty()) s += ", ";
-    s += "[";
-    for (size_t i = 0; i < sh.size(); ++i) s += (i ? "," : "") + std::to_string(sh[i]);
-    s += "]";
-  }
-  return s;
-}
-
 // OpenCV DNN vs LibTorch. fp32: the file as written vs the unfused model (so the BatchNorm folding is
 // checked too). half: the reference is the fused model with its weights rounded to fp16 exactly as the
 // file stores them; OpenCV 4.6 cannot read FLOAT16 initializers, so when the file does not load it runs
@@ -168,7 +157,8 @@ ExportVerification verifyOnnx(const ExportOptions& o, LoadedModel& lm, LoadedMod
     v.fp16_effect_scores = scores;
   }
   v.method = "ONNX checker + " + (v.method.empty() ? std::string("(no second runtime)") : v.method) + how +
-             " on " + what + (v.input_shapes.empty() ? "" : ", inputs " + shapesText(v.input_shapes));
+             " on " + what +
+             (v.input_shapes.empty() ? "" : ", inputs " + onnx_export::shapesText(v.input_shapes));
   return v;
 }
 

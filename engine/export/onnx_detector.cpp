@@ -84,9 +84,12 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
   const std::string where = path + ": metadata";
   if (!meta("imgsz").empty()) info.imgsz = parsePythonImgsz(meta("imgsz"), where + " 'imgsz'")[0];
   if (!meta("stride").empty()) info.stride = int(parsePythonImgsz(meta("stride"), where + " 'stride'")[0]);
-  // Ultralytics writes end2end only when True; a [N, k, 6] output without it is read as rows too.
-  info.end2end =
-      meta("end2end") == "True" || (meta("end2end").empty() && y.dims[2] == 6 && meta("names").empty());
+  // Ultralytics writes end2end only when True; a [N, k, 6] output without it is read as rows too. An nms=True
+  // export holds its NMS (its export arguments, a Python dict in 'args', say 'nms': True): its rows are read
+  // as an end-to-end model's, as the TorchScript reader does.
+  const bool holds_nms = meta("args").find("'nms': True") != std::string::npos;
+  info.end2end = meta("end2end") == "True" || holds_nms ||
+                 (meta("end2end").empty() && y.dims[2] == 6 && meta("names").empty());
   if (!meta("names").empty()) {
     info.names = parsePythonNames(meta("names"), where + " 'names'");
   } else if (!info.end2end && y.dims[1] > 4) {
@@ -95,7 +98,8 @@ OnnxDetector::OnnxDetector(const std::string& path) : impl_(std::make_unique<Imp
     fail(path, ": the class count cannot be told: no 'names' in the metadata and output ", dimsText(y));
   }
   if (info.end2end && y.dims[2] != 6)
-    fail(path, ": the metadata says end2end but the output is ", dimsText(y), ", not [batch, detections, 6]");
+    fail(path, ": the metadata says ", holds_nms ? "nms" : "end2end", " but the output is ", dimsText(y),
+         ", not [batch, detections, 6]");
   if (!info.end2end && y.dims[1] >= 0 && y.dims[1] != int64_t(4 + info.names.size()))
     fail(path, ": the metadata names ", info.names.size(), " classes but the output ", dimsText(y), " holds ",
          y.dims[1] - 4);

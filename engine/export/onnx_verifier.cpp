@@ -236,6 +236,17 @@ void setDiffCriterion(ExportVerification& v, const std::string& runtime, double 
                 " x max(1, max |box|) and max |scores diff| <= " + std::to_string(tol);
 }
 
+std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
+  std::string s;
+  for (const auto& sh : shapes) {
+    if (!s.empty()) s += ", ";
+    s += "[";
+    for (size_t i = 0; i < sh.size(); ++i) s += (i ? "," : "") + std::to_string(sh[i]);
+    s += "]";
+  }
+  return s;
+}
+
 void settleVerdict(ExportVerification& v) {
   v.passed = v.note.empty() && v.max_abs_diff_boxes <= v.tolerance * std::max(1.0, v.box_scale) &&
              v.max_abs_diff_scores <= v.tolerance;

@@ -60,6 +60,9 @@ void settleVerdict(ExportVerification& v);
 /// v.criterion.
 void setDiffCriterion(ExportVerification& v, const std::string& runtime, double tol);
 
+/// The verification's input shapes as its method names them: "[2,3,128,128], [1,3,128,224]".
+std::string shapesText(const std::vector<std::vector<int64_t>>& shapes);
+
 /// Largest |a(x) - b(x)| over boxes and over scores of two LibTorch models on the inputs (no grad, eval).
 std::pair<double, double> torchOutputDiff(model::DetectionModel& a, model::DetectionModel& b,
                                           const std::vector<at::Tensor>& inputs);

@@ -105,7 +105,8 @@ ExportVerification verify(const ExportOptions& o, LoadedModel& lm, int imgsz, co
   const std::string what =
       o.verify_source.empty() ? "a synthetic image"
                               : std::to_string(used.size()) + " letterboxed image(s) from " + o.verify_source;
-  v.method = "the file loaded back and run by " + v.runtime + " vs LibTorch's modules (unfused) on " + what;
+  v.method = "the file loaded back and run by " + v.runtime + " vs LibTorch's modules (unfused) on " + what +
+             (v.input_shapes.empty() ? "" : ", inputs " + onnx_export::shapesText(v.input_shapes));
   return v;
 }
 

@@ -28,26 +28,27 @@ Features objectFeatures(const std::vector<at::Tensor>& head_inputs, const at::Te
     if (m.dim() != 4 || m.size(0) < 1) fail("ReID features: expected maps [N, C, H, W], got ", m.sizes());
     s = std::min(s, m.size(1));
   }
-  // Each level's image-0 map as [H*W, s] group means, on the CPU, then one table over the levels.
+  // Each level's image-0 map as [H*W, s] group means, on the maps' device; one table over the levels, of
+  // which only the detections' rows are copied to the host.
   std::vector<at::Tensor> levels;
   for (const auto& m : head_inputs) {
     const int64_t c = m.size(1);
     if (c % s)
       fail("ReID features: a head input has ", c, " channels, not a multiple of ", s,
            " (the fewest of any level); this model's features cannot be pooled to one length");
-    levels.push_back(
-        m[0].to(at::kCPU, at::kFloat).permute({1, 2, 0}).reshape({-1, s, c / s}).mean(-1));  // [H*W, s]
+    levels.push_back(m[0].to(at::kFloat).permute({1, 2, 0}).reshape({-1, s, c / s}).mean(-1));  // [H*W, s]
   }
-  const at::Tensor table = at::cat(levels, 0).contiguous();  // [A, s]
+  const at::Tensor table = at::cat(levels, 0);  // [A, s]
   const at::Tensor idx = anchors.to(at::kCPU, at::kLong).contiguous().view(-1);
-  Features out(size_t(idx.size(0)));
-  const float* t = table.data_ptr<float>();
-  for (size_t i = 0; i < out.size(); ++i) {
+  for (int64_t i = 0; i < idx.size(0); ++i) {
     const int64_t a = idx.data_ptr<int64_t>()[i];
     if (a < 0 || a >= table.size(0))
       fail("ReID features: anchor ", a, " is outside the head's ", table.size(0), " anchors");
-    out[i].assign(t + a * s, t + (a + 1) * s);
   }
+  const at::Tensor rows = table.index_select(0, idx.to(table.device())).to(at::kCPU).contiguous();  // [k, s]
+  Features out(size_t(idx.size(0)));
+  const float* t = rows.data_ptr<float>();
+  for (size_t i = 0; i < out.size(); ++i) out[i].assign(t + int64_t(i) * s, t + (int64_t(i) + 1) * s);
   return out;
 }
 

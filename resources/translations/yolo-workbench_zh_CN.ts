@@ -156,6 +156,85 @@
     </message>
 </context>
 <context>
+    <name>ywb::gui::BenchmarkPanel</name>
+    <message>
+        <source>data.yaml whose split each export is validated on</source>
+        <translation>用于验证每个导出文件的数据集 data.yaml（其中的划分）</translation>
+    </message>
+    <message>
+        <source>Data...</source>
+        <translation>数据...</translation>
+    </message>
+    <message>
+        <source>Benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>Validates the weights, exports them to every format (safetensors, ONNX, ONNX fp16, TorchScript; YOLO26 also its one-to-many graph) into a new runs/detect/benchmark folder and validates each export the same way</source>
+        <translation>验证权重，将其导出为每种格式（safetensors、ONNX、ONNX fp16、TorchScript；YOLO26 还有其一对多图）到新的 runs/detect/benchmark 文件夹，并以相同方式验证每个导出文件</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Size (MB)</source>
+        <translation>大小 (MB)</translation>
+    </message>
+    <message>
+        <source>mAP50-95</source>
+        <translation>mAP50-95</translation>
+    </message>
+    <message>
+        <source>mAP50</source>
+        <translation>mAP50</translation>
+    </message>
+    <message>
+        <source>Inference (ms/im)</source>
+        <translation>推理 (ms/图)</translation>
+    </message>
+    <message>
+        <source>Total (ms/im)</source>
+        <translation>总计 (ms/图)</translation>
+    </message>
+    <message>
+        <source>Runtime, or why it failed</source>
+        <translation>运行时，或失败原因</translation>
+    </message>
+    <message>
+        <source>data.yaml (*.yaml *.yml)</source>
+        <translation>data.yaml (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Choose the weights above and a data.yaml to benchmark on</source>
+        <translation>请在上方选择权重，并选择用于基准测试的 data.yaml</translation>
+    </message>
+    <message>
+        <source>Benchmarking %1 on %2; exports in %3 ...</source>
+        <translation>正在 %2 上对 %1 进行基准测试；导出文件在 %3 ...</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Benchmark failed: %1</source>
+        <translation>基准测试失败：%1</translation>
+    </message>
+    <message>
+        <source>%1 formats, %2 failed (see their rows); the table is in %3/benchmarks.txt</source>
+        <translation>%1 种格式，%2 种失败（见其所在行）；表格在 %3/benchmarks.txt</translation>
+    </message>
+    <message>
+        <source>%1 formats, all validated; the table is in %2/benchmarks.txt</source>
+        <translation>%1 种格式，全部验证通过；表格在 %2/benchmarks.txt</translation>
+    </message>
+</context>
+<context>
     <name>ywb::gui::ClassHistogram</name>
     <message>
         <source>boxes</source>
@@ -569,6 +648,14 @@
     <message>
         <source>Off while TorchScript is chosen: it is traced in fp32</source>
         <translation>选择 TorchScript 时不可用：它以 fp32 追踪</translation>
+    </message>
+    <message>
+        <source>Report</source>
+        <translation>报告</translation>
+    </message>
+    <message>
+        <source>Benchmark every format (ywb benchmark)</source>
+        <translation>逐个格式基准测试（ywb benchmark）</translation>
     </message>
 </context>
 <context>

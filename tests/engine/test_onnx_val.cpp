@@ -9,6 +9,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include "cli_runner.h"
 #include "export/onnx_graph.h"
@@ -187,6 +189,53 @@ class TestOnnxVal : public QObject {
     const ywb::PredictReport e2e = predict(y26, one, {}, 0.05), e2e_ref = predict(kY26, one, {}, 0.05);
     QVERIFY(e2e.nms_free && e2e_ref.nms_free);
     QVERIFY(sameBoxes(e2e, e2e_ref) > 0);
+  }
+
+  // Ultralytics' nms=True export ends in its own NMS: rows [batch, 300, 6] (x1, y1, x2, y2, score, class)
+  // under names and 'args' metadata that says 'nms': True (its export arguments, a Python dict). A graph
+  // made here gives one fixed row, (10, 10, 30, 30, 0.9, class 1), for a 64 x 64 input; a 128 x 128 image is
+  // letterboxed by a factor of 0.5 without padding, so the prediction is that row doubled: (20, 20, 60, 60).
+  // The same metadata over a [1, 6, 300] output is refused, naming the contradiction.
+  void anNmsExportIsReadAsRows() {
+    QTemporaryDir dir;
+    const auto rt = ywb::onnx_export::findOnnxRuntimeNode();
+    QVERIFY2(rt.missing.empty(), rt.missing.c_str());
+    ywb::onnx_export::OnnxGraph g;
+    g.inputs = {{"images", {1, 3, 64, 64}, {"", "", "", ""}}};
+    g.outputs = {{"output0", {1, 300, 6}, {"", "", "", ""}}};
+    std::vector<float> rows(300 * 6, 0.f);
+    std::copy_n(std::vector<float>{10, 10, 30, 30, 0.9f, 1}.begin(), 6, rows.begin());
+    const std::string r = g.constant("rows", {1, 300, 6}, rows);
+    g.nodes.push_back({"Identity", "out", {r}, {"output0"}, {}});
+    g.metadata = {{"names", "{0: 'a', 1: 'b'}"},
+                  {"task", "detect"},
+                  {"imgsz", "[64, 64]"},
+                  {"stride", "32"},
+                  {"batch", "1"},
+                  {"args", "{'batch': 1, 'half': False, 'dynamic': False, 'nms': True}"}};
+    const std::string onnx = dir.filePath("nms.onnx").toStdString();
+    std::ofstream(onnx, std::ios::binary) << ywb::onnx_export::serializeOnnx(g);
+    const std::string image = dir.filePath("grey.png").toStdString();
+    QVERIFY(cv::imwrite(image, cv::Mat(128, 128, CV_8UC3, cv::Scalar(114, 114, 114))));
+    ywb::PredictOptions o;
+    o.weights = onnx;
+    o.source = image;
+    const ywb::PredictReport got = ywb::predictImages(o);
+    QVERIFY(got.nms_free);
+    QCOMPARE(got.names, (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(got.images.at(0).boxes.size(), size_t(1));
+    const ywb::DetBox& b = got.images[0].boxes[0];
+    QCOMPARE(b.cls, 1);
+    QCOMPARE(b.score, 0.9f);
+    QCOMPARE(std::vector<float>({b.x1, b.y1, b.x2, b.y2}), std::vector<float>({20, 20, 60, 60}));
+
+    g.outputs = {{"output0", {1, 6, 300}, {"", "", "", ""}}};
+    const std::string wrong = dir.filePath("wrong.onnx").toStdString();
+    std::ofstream(wrong, std::ios::binary) << ywb::onnx_export::serializeOnnx(g);
+    o.weights = wrong;
+    QVERIFY(qErrorOf([&] {
+              ywb::predictImages(o);
+            }).contains("the metadata says nms but the output is [1, 6, 300], not [batch, detections, 6]"));
   }
 
   // The command line, as a user runs it: the runtime and the input it was given are said first.

@@ -45,4 +45,14 @@ struct FormatBenchmarkReport {
 /// Throws ywb::Error when the weights themselves do not validate (missing files, class-count mismatch).
 FormatBenchmarkReport benchmarkFormats(const FormatBenchmarkOptions& options);
 
+/// The table `ywb benchmark` prints and benchmarks.txt holds: its header line, and one line per row
+/// (format, status, size, mAP50-95, mAP50, inference and total ms per image, FPS, runtime; or the error).
+std::string benchmarkHeader();
+std::string benchmarkRowLine(const FormatBenchmarkRow& row);
+/// The report as benchmarks.json holds it (and `ywb benchmark --json` prints it), `folder` the exports'.
+std::string benchmarkJson(const FormatBenchmarkReport& report, const std::string& folder);
+/// Writes benchmarks.txt (the header and every row's line) and benchmarks.json into `folder`, atomically.
+/// Throws ywb::Error when a file cannot be written.
+void writeBenchmarkFiles(const FormatBenchmarkReport& report, const std::string& folder);
+
 }  // namespace ywb

@@ -12,10 +12,7 @@ int runBenchTrack(const Args& a) {
   a.requireKnown({"objects", "frames", "seed", "tracker"});
   TrackBenchOptions o;
   o.tracker = loadTrackerOptions(a.str("tracker", "botsort.yaml"));
-  const std::string name = o.tracker.type == TrackerType::ByteTrack
-                               ? std::string("ByteTrack")
-                               : std::string("BoT-SORT (gmc_method ") + gmcMethodName(o.tracker.gmc_method) +
-                                     (o.tracker.with_reid ? ", ReID" : "") + ")";
+  const std::string name = trackerDescription(o.tracker);
   o.objects = int(a.integer("objects", o.objects));
   o.frames = int(a.integer("frames", o.frames));
   o.seed = unsigned(a.integer("seed", 0));

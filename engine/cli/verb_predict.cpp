@@ -104,13 +104,14 @@ int runDetect(const Args& a, bool track) {
       if (img.frame > 0) entry["frame"] = img.frame, entry["frames"] = img.frames;
       images.push_back(std::move(entry));
     }
-    std::cout << nlohmann::json{{"run_dir", o.out_dir},     {"images", images}, {"videos", r.videos},
-                                {"augmented", r.augmented}, {"crops", r.crops}, {"skipped", r.skipped}}
-                     .dump(2)
-              << "\n";
+    nlohmann::json doc{{"run_dir", o.out_dir},     {"images", images}, {"videos", r.videos},
+                       {"augmented", r.augmented}, {"crops", r.crops}, {"skipped", r.skipped}};
+    if (track) doc["tracker"] = trackerDescription(o.tracker);
+    std::cout << doc.dump(2) << "\n";
     return 0;
   }
   for (const auto& s : r.skipped) std::printf("skipped %s\n", s.c_str());
+  if (track) std::printf("Tracked with %s\n", trackerDescription(o.tracker).c_str());
   std::printf("Results in %s (annotated %s%s%s)\n", o.out_dir.c_str(),
               r.videos.empty() ? "images" : "images and videos", o.save_txt ? ", labels/*.txt" : "",
               r.crops.empty() ? "" : (", " + std::to_string(r.crops.size()) + " crops in crops/").c_str());
@@ -179,7 +180,9 @@ const RegisterVerb reg_track{
      "compared too: a pair of boxes that overlap (IoU at least 1 - proximity_thresh) and look alike\n"
      "(halved cosine distance at most appearance_thresh) matches at the lower of the two costs. The\n"
      "weights are needed for it (not an exported model). Label files gain the track id as their last\n"
-     "column, --json each detection's \"track_id\". The run folder is runs/detect/track.\n"
+     "column, --json each detection's \"track_id\". The tracker is named before the results (\"Tracked\n"
+     "with BoT-SORT (gmc_method sparseOptFlow, ReID)\"; --json \"tracker\"). The run folder is\n"
+     "runs/detect/track.\n"
      "persist=true (Ultralytics' persist) keeps one tracker for the whole source: a folder of a video's\n"
      "frames saved as images (a MOT-style sequence) is tracked as one video, in file-name order, ids\n"
      "continuing from file to file; without it every image is a video of its own.\n",

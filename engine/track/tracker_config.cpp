@@ -39,6 +39,12 @@ void checkBuilt(const TrackerOptions& o, const std::string& where) {
 
 }  // namespace
 
+std::string trackerDescription(const TrackerOptions& o) {
+  if (o.type == TrackerType::ByteTrack) return "ByteTrack";
+  return std::string("BoT-SORT (gmc_method ") + gmcMethodName(o.gmc_method) + (o.with_reid ? ", ReID" : "") +
+         ")";
+}
+
 TrackerOptions loadTrackerOptions(const std::string& tracker) {
   TrackerOptions o;
   std::error_code ec;

@@ -206,6 +206,7 @@ void TestTrackVideo::tracksFollowTheObjects() {
   QCOMPARE(text.code, 0);
   QVERIFY2(text.out.contains("/pan.avi (frame 1/24): ") && text.out.contains(", ids 1 "),
            text.out.constData());
+  QVERIFY2(text.out.contains("\nTracked with BoT-SORT (gmc_method sparseOptFlow)\n"), text.out.constData());
   QVERIFY2(text.out.contains("Results in " + tmp_.path().toUtf8() + "/track2"), text.out.constData());
 }
 
@@ -289,9 +290,11 @@ void TestTrackVideo::reidFollowsTheObjects() {
   reid.write("tracker_type: botsort\nwith_reid: True\nmodel: auto\n");
   reid.close();
   for (const QString end2end : {"end2end=true", "end2end=false"}) {
-    const QJsonArray t = runJson("track", {"source=" + video, "project=" + tmp_.path(), "name=reid",
-                                           "save=false", "tracker=" + reid.fileName(), end2end})["images"]
-                             .toArray();
+    const QJsonObject tracked = runJson("track", {"source=" + video, "project=" + tmp_.path(), "name=reid",
+                                                  "save=false", "tracker=" + reid.fileName(), end2end});
+    QCOMPARE(tracked["tracker"].toString(), QString("BoT-SORT (gmc_method sparseOptFlow, ReID)"));
+    const QJsonArray t = tracked["images"].toArray();
+
     const QJsonArray p = runJson("predict", {"source=" + video, "project=" + tmp_.path(), "name=reidp",
                                              "save=false", "conf=0.1", end2end})["images"]
                              .toArray();

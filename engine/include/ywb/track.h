@@ -50,6 +50,10 @@ TrackerOptions loadTrackerOptions(const std::string& tracker);
 /// gmc_method's names as Ultralytics spells them: "sparseOptFlow", "orb", "sift", "ecc", "none".
 const char* gmcMethodName(GmcMethod m);
 
+/// The tracker in words, as `ywb track` and `ywb bench track` name it: "ByteTrack", "BoT-SORT (gmc_method
+/// sparseOptFlow)", "BoT-SORT (gmc_method none, ReID)".
+std::string trackerDescription(const TrackerOptions& o);
+
 /// `ywb bench track`: the tracker alone on a made-up video, `objects` boxes (40 x 60 px) moving at
 /// constant speeds over a 1920 x 1080 frame, each missed in a frame with probability 0.05, scores uniform
 /// in [0, 1), coordinates jittered by 1.5 px. A BoT-SORT that compensates camera motion gets the frames too:

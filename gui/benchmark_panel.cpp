@@ -10,6 +10,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "opened_path.h"
 #include "weights_download_dialog.h"
 #include "ywb/error.h"
 #include "ywb/inference.h"
@@ -52,8 +53,7 @@ BenchmarkPanel::BenchmarkPanel(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(table_, 1);
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString p =
-        QFileDialog::getOpenFileName(this, tr("Data"), data_->text(), tr("data.yaml (*.yaml *.yml)"));
+    const QString p = QFileDialog::getOpenFileName(this, tr("Data"), data_->text(), datasetFileFilter());
     if (!p.isEmpty()) setData(p);
   });
   connect(run_, &QPushButton::clicked, this, &BenchmarkPanel::start);

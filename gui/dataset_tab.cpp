@@ -18,6 +18,7 @@
 #include "box_image_view.h"
 #include "class_histogram.h"
 #include "metric_chart.h"
+#include "opened_path.h"
 #include "ywb/dataset_yaml.h"
 
 namespace ywb::gui {
@@ -143,8 +144,7 @@ DatasetTab::~DatasetTab() {
 }
 
 void DatasetTab::chooseDataset() {
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open dataset"), QString(), tr("Dataset YAML (*.yaml *.yml)"));
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open dataset"), QString(), datasetFileFilter());
   if (!path.isEmpty()) openDataset(path);
 }
 

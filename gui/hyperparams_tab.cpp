@@ -46,7 +46,7 @@ QString groupTitle(const std::string& g) {
 // The arguments that name a file get a file chooser beside their editor: the dataset, the model (a YAML, or
 // weights to fine-tune) and the weights to start from (the suffixes are the engine's, opened_path.h).
 QString fileFilterFor(const QString& name) {
-  if (name == "data") return QObject::tr("Dataset YAML (*.yaml *.yml)");
+  if (name == "data") return datasetFileFilter();
   if (name == "model") return QObject::tr("Model YAML (*.yaml *.yml)") + ";;" + weightsFileFilter();
   if (name == "pretrained") return weightsFileFilter();
   return {};

@@ -53,6 +53,10 @@ QString weightsPatterns() {
 
 }  // namespace
 
+QString datasetFileFilter() {
+  return QObject::tr("Dataset YAML (*.yaml *.yml)");
+}
+
 QString weightsFileFilter() {
   return QObject::tr("Weights (%1)").arg(weightsPatterns()) + ";;" + QObject::tr("All files (*)");
 }

@@ -18,6 +18,9 @@ struct OpenedPath {
 /// Classifies `path`; never throws (a path that is none of the above is Unknown with a message).
 OpenedPath classifyPath(const QString& path);
 
+/// QFileDialog filter for a dataset's data.yaml ("Dataset YAML (*.yaml *.yml)").
+QString datasetFileFilter();
+
 /// QFileDialog filter for the weights files the engine reads ("Weights (*.safetensors *.pt *.pth)").
 QString weightsFileFilter();
 

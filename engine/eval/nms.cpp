@@ -132,18 +132,19 @@ std::vector<at::Tensor> nmsHostLoop(const at::Tensor& pred, double conf, double 
     }
     const std::vector<int64_t> keep = greedyByClass(boxes, cls, float(iou), max_det, agnostic);
     at::Tensor o = at::empty({int64_t(keep.size()), 6}, at::kFloat);
-    at::Tensor from = at::empty({int64_t(keep.size())}, at::kLong);
     float* w = o.data_ptr<float>();
-    int64_t* f = from.data_ptr<int64_t>();
     for (size_t k = 0; k < keep.size(); ++k) {
       const size_t i = size_t(keep[k]);
       std::copy(&boxes[4 * i], &boxes[4 * i] + 4, w + 6 * k);
       w[6 * k + 4] = cand[i].score;
       w[6 * k + 5] = float(cls[i]);
-      f[k] = cand[i].anchor;
     }
     out.push_back(o);
-    if (anchors) anchors->push_back(from);
+    if (anchors) {
+      at::Tensor from = at::empty({int64_t(keep.size())}, at::kLong);
+      for (size_t k = 0; k < keep.size(); ++k) from.data_ptr<int64_t>()[k] = cand[size_t(keep[k])].anchor;
+      anchors->push_back(from);
+    }
   }
   return out;
 }
@@ -189,13 +190,12 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
   const at::Tensor xywh = x.narrow(1, 0, 4).transpose(1, 2).index({img, anchor});  // [K, 4]
   const at::Tensor half = xywh.narrow(1, 2, 2) / 2;
   const at::Tensor xy = xywh.narrow(1, 0, 2);
-  // Rows of x1, y1, x2, y2, score, class and the anchor (exact in float below 2^24 anchors).
-  const at::Tensor table =
-      at::cat({xy - half, xy + half, score.index_select(0, order).unsqueeze(1),
-               cls.index_select(0, order).to(at::kFloat).unsqueeze(1), anchor.to(at::kFloat).unsqueeze(1)},
-              1)
-          .to(at::kCPU)
-          .contiguous();
+  // Rows of x1, y1, x2, y2, score, class, and the anchor when asked for (exact in float below 2^24 anchors).
+  std::vector<at::Tensor> columns{xy - half, xy + half, score.index_select(0, order).unsqueeze(1),
+                                  cls.index_select(0, order).to(at::kFloat).unsqueeze(1)};
+  if (anchors) columns.push_back(anchor.to(at::kFloat).unsqueeze(1));
+  const at::Tensor table = at::cat(columns, 1).to(at::kCPU).contiguous();
+  const int64_t cols = table.size(1);  // 6, or 7 with the anchor
   const at::Tensor per_image = counts.clamp_max(max_nms).to(at::kCPU).contiguous();
   const float* t = table.data_ptr<float>();
   const int64_t* n_of = per_image.data_ptr<int64_t>();
@@ -208,8 +208,8 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
     boxes.resize(size_t(4 * n));
     classes.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i) {
-      std::copy(t + 7 * (row + i), t + 7 * (row + i) + 4, &boxes[size_t(4 * i)]);
-      classes[size_t(i)] = int64_t(t[7 * (row + i) + 5]);
+      std::copy(t + cols * (row + i), t + cols * (row + i) + 4, &boxes[size_t(4 * i)]);
+      classes[size_t(i)] = int64_t(t[cols * (row + i) + 5]);
     }
     for (const int64_t k : greedyByClass(boxes, classes, float(iou), max_det, agnostic))
       kept[size_t(b)].push_back(row + k);
@@ -220,7 +220,7 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
   at::Tensor all = at::empty({total, 6}, at::kFloat);
   float* w = all.data_ptr<float>();
   for (const auto& k : kept)
-    for (const int64_t r : k) w = std::copy(t + 7 * r, t + 7 * r + 6, w);
+    for (const int64_t r : k) w = std::copy(t + cols * r, t + cols * r + 6, w);
   all = all.to(pred.device());
   std::vector<at::Tensor> out;
   if (anchors) anchors->clear();
@@ -230,7 +230,7 @@ std::vector<at::Tensor> nmsTensorOps(const at::Tensor& pred, double conf, double
     start += int64_t(k.size());
     if (!anchors) continue;
     at::Tensor from = at::empty({int64_t(k.size())}, at::kLong);
-    for (size_t i = 0; i < k.size(); ++i) from.data_ptr<int64_t>()[i] = int64_t(t[7 * k[i] + 6]);
+    for (size_t i = 0; i < k.size(); ++i) from.data_ptr<int64_t>()[i] = int64_t(t[cols * k[i] + 6]);
     anchors->push_back(from);
   }
   return out;

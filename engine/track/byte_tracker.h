@@ -33,7 +33,7 @@ class ByteTracker {
                              const Features& features = {});
 
   /// Whether this tracker compares appearance (BoT-SORT with with_reid).
-  bool usesAppearance() const { return o_.type == TrackerType::BotSort && o_.with_reid; }
+  bool usesAppearance() const { return ywb::usesAppearance(o_); }
 
   /// Frames seen so far.
   int frame() const { return frame_; }

@@ -105,14 +105,15 @@ class Predictor {
  public:
   explicit Predictor(const PredictOptions& o) : o_(o), device_(pickDevice(o.device)) {
     // BoT-SORT's ReID (model: auto) reads the model's own features, which only the weights give.
-    reid_ = o.track && o.tracker.type == TrackerType::BotSort && o.tracker.with_reid;
-    if (reid_ && exported::isExportedModelPath(o.weights))
+    reid_ = o.track && usesAppearance(o.tracker);
+    const bool exported_model = exported::isExportedModelPath(o.weights);
+    if (reid_ && exported_model)
       fail(
           "tracker: with_reid takes each object's appearance from the detector's own features (model: "
           "auto), which an exported model ('",
           o.weights,
           "') does not give; track with the weights (.pt or .safetensors), or with with_reid: false");
-    if (exported::isExportedModelPath(o.weights)) {
+    if (exported_model) {
       exported_ = exported::openExportedDetector(o.weights);
       exported::checkExportedOptions(exported_->info(), o.end2end, o.augment);
       names_ = exported_->info().names;

@@ -206,10 +206,6 @@
         <translation>运行时，或失败原因</translation>
     </message>
     <message>
-        <source>data.yaml (*.yaml *.yml)</source>
-        <translation>data.yaml (*.yaml *.yml)</translation>
-    </message>
-    <message>
         <source>Choose the weights above and a data.yaml to benchmark on</source>
         <translation>请在上方选择权重，并选择用于基准测试的 data.yaml</translation>
     </message>
@@ -329,10 +325,6 @@
     <message>
         <source>Open dataset</source>
         <translation>打开数据集</translation>
-    </message>
-    <message>
-        <source>Dataset YAML (*.yaml *.yml)</source>
-        <translation>数据集 YAML (*.yaml *.yml)</translation>
     </message>
     <message>
         <source>Dataset folder (images and labels)</source>

@@ -39,6 +39,12 @@ struct TrackerOptions {
   double appearance_thresh = 0.8;
 };
 
+/// Whether a tracker with these settings compares appearance (BoT-SORT with with_reid; ByteTrack has none),
+/// so that its detections need features.
+inline bool usesAppearance(const TrackerOptions& o) {
+  return o.type == TrackerType::BotSort && o.with_reid;
+}
+
 /// The settings a `tracker=` value names: "botsort.yaml" (or "botsort": the defaults above), "bytetrack.yaml"
 /// (or "bytetrack") or a YAML file with Ultralytics' keys (tracker_type, the thresholds above, gmc_method,
 /// and BoT-SORT's ReID keys proximity_thresh, appearance_thresh, with_reid and model; missing keys keep
